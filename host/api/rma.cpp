@@ -1,0 +1,98 @@
+// C API: RMA and put-with-signal. One-line wrappers over the templates in gshmem/device/rma.cuh.
+#include "host/api/capi.hpp"
+
+using gshmem::capi::ctx;
+using gshmem::capi::Sized;
+
+extern "C" {
+
+void gshmem_putmem(void* dest, const void* source, size_t bytes, int pe) {
+  gshmem::putmem(ctx(), dest, source, bytes, pe, {"gshmem_putmem"});
+}
+void gshmem_putmem_nbi(void* dest, const void* source, size_t bytes, int pe) {
+  gshmem::putmem_nbi(ctx(), dest, source, bytes, pe, {"gshmem_putmem_nbi"});
+}
+void gshmem_getmem(void* dest, const void* source, size_t bytes, int pe) {
+  gshmem::getmem(ctx(), dest, source, bytes, pe, {"gshmem_getmem"});
+}
+void gshmem_getmem_nbi(void* dest, const void* source, size_t bytes, int pe) {
+  gshmem::getmem_nbi(ctx(), dest, source, bytes, pe, {"gshmem_getmem_nbi"});
+}
+void gshmem_putmem_signal(void* dest, const void* source, size_t bytes, uint64_t* sig_addr,
+                          uint64_t signal, int sig_op, int pe) {
+  gshmem::putmem_signal(ctx(), dest, source, bytes, sig_addr, signal, sig_op, pe,
+                        {"gshmem_putmem_signal"});
+}
+void gshmem_putmem_signal_nbi(void* dest, const void* source, size_t bytes, uint64_t* sig_addr,
+                              uint64_t signal, int sig_op, int pe) {
+  gshmem::putmem_signal_nbi(ctx(), dest, source, bytes, sig_addr, signal, sig_op, pe,
+                            {"gshmem_putmem_signal_nbi"});
+}
+
+#define GSHMEM_DEF_RMA(NAME, T)                                                                    \
+  void gshmem_##NAME##_put(T* d, const T* s, size_t n, int pe) {                                  \
+    gshmem::put(ctx(), d, s, n, pe, {"gshmem_" #NAME "_put"});                                    \
+  }                                                                                               \
+  void gshmem_##NAME##_put_nbi(T* d, const T* s, size_t n, int pe) {                              \
+    gshmem::put_nbi(ctx(), d, s, n, pe, {"gshmem_" #NAME "_put_nbi"});                            \
+  }                                                                                               \
+  void gshmem_##NAME##_get(T* d, const T* s, size_t n, int pe) {                                  \
+    gshmem::get(ctx(), d, s, n, pe, {"gshmem_" #NAME "_get"});                                    \
+  }                                                                                               \
+  void gshmem_##NAME##_get_nbi(T* d, const T* s, size_t n, int pe) {                              \
+    gshmem::get_nbi(ctx(), d, s, n, pe, {"gshmem_" #NAME "_get_nbi"});                            \
+  }                                                                                               \
+  void gshmem_##NAME##_p(T* d, T v, int pe) { gshmem::p(ctx(), d, v, pe, {"gshmem_" #NAME "_p"}); } \
+  T gshmem_##NAME##_g(const T* s, int pe) { return gshmem::g(ctx(), s, pe, {"gshmem_" #NAME "_g"}); } \
+  void gshmem_##NAME##_iput(T* d, const T* s, ptrdiff_t dst, ptrdiff_t sst, size_t n, int pe) {   \
+    gshmem::iput(ctx(), d, s, dst, sst, n, pe, {"gshmem_" #NAME "_iput"});                        \
+  }                                                                                               \
+  void gshmem_##NAME##_iget(T* d, const T* s, ptrdiff_t dst, ptrdiff_t sst, size_t n, int pe) {   \
+    gshmem::iget(ctx(), d, s, dst, sst, n, pe, {"gshmem_" #NAME "_iget"});                        \
+  }                                                                                               \
+  void gshmem_##NAME##_put_signal(T* d, const T* s, size_t n, uint64_t* sig, uint64_t v, int op,  \
+                                  int pe) {                                                       \
+    gshmem::put_signal(ctx(), d, s, n, sig, v, op, pe, {"gshmem_" #NAME "_put_signal"});          \
+  }                                                                                               \
+  void gshmem_##NAME##_put_signal_nbi(T* d, const T* s, size_t n, uint64_t* sig, uint64_t v,      \
+                                      int op, int pe) {                                           \
+    gshmem::put_signal_nbi(ctx(), d, s, n, sig, v, op, pe, {"gshmem_" #NAME "_put_signal_nbi"});  \
+  }
+GSHMEM_FOR_RMA_TYPES(GSHMEM_DEF_RMA)
+#undef GSHMEM_DEF_RMA
+
+#define GSHMEM_DEF_SIZED(BITS)                                                                     \
+  void gshmem_put##BITS(void* d, const void* s, size_t n, int pe) {                               \
+    using T = Sized<BITS>::type;                                                                  \
+    gshmem::put(ctx(), static_cast<T*>(d), static_cast<const T*>(s), n, pe,                       \
+                {"gshmem_put" #BITS});                                                            \
+  }                                                                                               \
+  void gshmem_put##BITS##_nbi(void* d, const void* s, size_t n, int pe) {                         \
+    using T = Sized<BITS>::type;                                                                  \
+    gshmem::put_nbi(ctx(), static_cast<T*>(d), static_cast<const T*>(s), n, pe,                   \
+                    {"gshmem_put" #BITS "_nbi"});                                                 \
+  }                                                                                               \
+  void gshmem_get##BITS(void* d, const void* s, size_t n, int pe) {                               \
+    using T = Sized<BITS>::type;                                                                  \
+    gshmem::get(ctx(), static_cast<T*>(d), static_cast<const T*>(s), n, pe,                       \
+                {"gshmem_get" #BITS});                                                            \
+  }                                                                                               \
+  void gshmem_get##BITS##_nbi(void* d, const void* s, size_t n, int pe) {                         \
+    using T = Sized<BITS>::type;                                                                  \
+    gshmem::get_nbi(ctx(), static_cast<T*>(d), static_cast<const T*>(s), n, pe,                   \
+                    {"gshmem_get" #BITS "_nbi"});                                                 \
+  }                                                                                               \
+  void gshmem_iput##BITS(void* d, const void* s, ptrdiff_t dst, ptrdiff_t sst, size_t n, int pe) { \
+    using T = Sized<BITS>::type;                                                                  \
+    gshmem::iput(ctx(), static_cast<T*>(d), static_cast<const T*>(s), dst, sst, n, pe,            \
+                 {"gshmem_iput" #BITS});                                                          \
+  }                                                                                               \
+  void gshmem_iget##BITS(void* d, const void* s, ptrdiff_t dst, ptrdiff_t sst, size_t n, int pe) { \
+    using T = Sized<BITS>::type;                                                                  \
+    gshmem::iget(ctx(), static_cast<T*>(d), static_cast<const T*>(s), dst, sst, n, pe,            \
+                 {"gshmem_iget" #BITS});                                                          \
+  }
+GSHMEM_FOR_SIZES(GSHMEM_DEF_SIZED)
+#undef GSHMEM_DEF_SIZED
+
+}  // extern "C"

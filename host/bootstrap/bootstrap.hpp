@@ -1,0 +1,81 @@
+// How PEs find each other before any symmetric memory exists: a handful of collectives over a
+// side channel (gshmemrun's socket, PMIx, a TCP rendezvous), used at init, at every collective
+// heap change and at finalize. Never on a data path.
+#pragma once
+
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <string>
+
+#include "gshmem/types.h"
+
+namespace gshmem {
+
+// The job is ending: another PE died, aborted or called global_exit. Bootstraps raise it; every
+// wait polls flag_address() and ends with reason() instead of hanging.
+class AbortState {
+ public:
+  // The first reason wins; `code` is the exit status this PE should end with.
+  void raise(int code, const std::string& reason);
+  bool raised() const { return __atomic_load_n(&flag_, __ATOMIC_ACQUIRE) != 0; }
+  int code() const;
+  std::string reason() const;
+  const volatile uint32_t* flag_address() const { return &flag_; }
+  // Prints the reason and ends this process with code(); for waits that see the flag.
+  [[noreturn]] void exit_now(const char* during) const;
+
+ private:
+  alignas(64) volatile uint32_t flag_ = 0;
+  mutable std::mutex mutex_;
+  std::string reason_;
+  int code_ = 1;
+};
+
+class Bootstrap {
+ public:
+  virtual ~Bootstrap() = default;
+  int rank() const { return rank_; }
+  int size() const { return size_; }
+  virtual const char* name() const = 0;
+
+  // Collectives over every rank, called in the same order by all. `what` names the gshmem call
+  // they serve, for messages when a peer never arrives.
+  virtual void allgather(const void* in, void* out, size_t bytes, const char* what) = 0;
+  virtual void alltoall(const void* in, void* out, size_t bytes, const char* what);
+  virtual void broadcast(void* buf, size_t bytes, int root, const char* what);
+  virtual void barrier(const char* what);
+
+  // Ends the whole job: every PE exits, the job's status is `code`. Never returns.
+  [[noreturn]] virtual void abort(int code, const std::string& why) = 0;
+  // After the last collective of a normal run.
+  virtual void finalize() {}
+
+ protected:
+  int rank_ = 0;
+  int size_ = 1;
+};
+
+struct BootstrapOptions {
+  const gshmemx_init_attr_t* attr = nullptr;  // unique-id arguments, when init_attr gave them
+  AbortState* abort = nullptr;
+  double timeout_s = 120;
+};
+
+// Picks and starts the bootstrap GSHMEM_BOOTSTRAP asks for (auto: launcher, PMIx, single PE).
+// Failures throw gshmem::Error naming the bootstrap and why.
+std::unique_ptr<Bootstrap> make_bootstrap(const BootstrapOptions& options);
+
+// The implementations, for make_bootstrap and the tests.
+std::unique_ptr<Bootstrap> make_single_bootstrap();
+std::unique_ptr<Bootstrap> make_launcher_bootstrap(const BootstrapOptions& options);
+std::unique_ptr<Bootstrap> make_uid_bootstrap(const BootstrapOptions& options);
+std::unique_ptr<Bootstrap> make_pmix_bootstrap(const BootstrapOptions& options);
+bool pmix_available();  // built with PMIx and a PMIx server announced itself in the environment
+
+// gshmemx_get_uniqueid: opens rank 0's listener and describes it in *uid.
+int make_uniqueid(gshmemx_uniqueid_t* uid);
+
+}  // namespace gshmem

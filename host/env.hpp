@@ -1,0 +1,61 @@
+// The one environment registry: every GSHMEM_ variable with its type, default and description,
+// parsed once. Call sites read variables by their full name, so grep finds every use.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace gshmem {
+
+enum class EnvKind { Bool, Int, Size, Seconds, String, Choice };
+
+struct EnvSpec {
+  const char* name;
+  EnvKind kind;
+  const char* default_value;
+  const char* choices;  // Choice: values separated by '|'
+  const char* description;
+  bool internal;  // set by gshmem's own tools (gshmemrun), not meant for users
+};
+
+class Env {
+ public:
+  struct Entry {
+    const EnvSpec* spec;
+    std::string value;  // as given, or the default
+    bool from_environment;
+  };
+
+  // Parsed on first use. A malformed value is reported (naming the variable and what is expected)
+  // and the process exits: there is no sensible way to continue with a misread setting.
+  static const Env& get();
+
+  bool flag(std::string_view name) const;
+  int64_t integer(std::string_view name) const;
+  uint64_t size(std::string_view name) const;  // bytes; accepts K, M, G, T suffixes
+  double seconds(std::string_view name) const;
+  const std::string& str(std::string_view name) const;  // String and Choice
+  bool is_set(std::string_view name) const;
+
+  const std::vector<Entry>& entries() const { return entries_; }
+  // Variables in the environment that start with GSHMEM_ but are not in the registry.
+  const std::vector<std::string>& unknown() const { return unknown_; }
+
+  static const std::vector<EnvSpec>& registry();
+  // Parsers shared with the command-line tools; they return false on malformed input.
+  static bool parse_size(std::string_view text, uint64_t* bytes);
+  static bool parse_seconds(std::string_view text, double* seconds);
+
+ private:
+  Env();
+  const Entry& entry(std::string_view name, EnvKind expected) const;
+  std::vector<Entry> entries_;
+  std::vector<std::string> unknown_;
+};
+
+// "1.5 GiB", "512 KiB", "12 B": for messages and tables.
+std::string format_bytes(uint64_t bytes);
+
+}  // namespace gshmem

@@ -1,0 +1,156 @@
+#include "host/heap/heap.hpp"
+
+#include <cstring>
+#include <string>
+
+#include "gshmem/gshmem.hpp"
+#include "host/env.hpp"
+#include "host/log.hpp"
+
+namespace gshmem {
+
+namespace {
+
+const char* op_name(SymmetricHeap::Op op) {
+  switch (op) {
+    case SymmetricHeap::Op::Malloc: return "gshmem_malloc";
+    case SymmetricHeap::Op::Calloc: return "gshmem_calloc";
+    case SymmetricHeap::Op::Align: return "gshmem_align";
+    case SymmetricHeap::Op::Realloc: return "gshmem_realloc";
+    case SymmetricHeap::Op::Free: return "gshmem_free";
+  }
+  return "?";
+}
+
+std::string describe(uint32_t op, uint64_t bytes, uint64_t align, uint64_t old) {
+  auto o = SymmetricHeap::Op(op);
+  std::string s = op_name(o);
+  switch (o) {
+    case SymmetricHeap::Op::Free: return s + "(heap offset " + std::to_string(old) + ")";
+    case SymmetricHeap::Op::Realloc:
+      return s + "(heap offset " + std::to_string(old) + ", " + std::to_string(bytes) + " bytes)";
+    case SymmetricHeap::Op::Align:
+      return s + "(" + std::to_string(align) + ", " + std::to_string(bytes) + " bytes)";
+    default: return s + "(" + std::to_string(bytes) + " bytes)";
+  }
+}
+
+constexpr uint64_t kNoBlock = ~0ull;
+
+}  // namespace
+
+SymmetricHeap::SymmetricHeap(Bootstrap& boot, NodeMesh& mesh, uint64_t bytes)
+    : boot_(boot), alloc_(bytes) {
+  std::vector<uint64_t> sizes(static_cast<size_t>(boot.size()));
+  boot.allgather(&bytes, sizes.data(), sizeof bytes, "gshmem_init (heap size)");
+  for (int pe = 0; pe < boot.size(); ++pe) {
+    if (sizes[size_t(pe)] != bytes) {
+      throw Error(GSHMEM_ERROR_INVALID_ARGUMENT, "gshmem_init", "GSHMEM_SYMMETRIC_SIZE",
+                  "PE " + std::to_string(pe) + " has a " + format_bytes(sizes[size_t(pe)]) +
+                      " heap, this PE " + format_bytes(bytes) +
+                      "; every PE must use the same GSHMEM_SYMMETRIC_SIZE");
+    }
+  }
+  local_ = HostSegment::create("gshmem-heap", bytes);
+  peer_base_.assign(size_t(boot.size()), nullptr);
+  peer_base_[size_t(boot.rank())] = local_.base();
+  auto fds = mesh.exchange_fds({local_.fd()}, 0x68656170 /* "heap" */, "gshmem_init (heap)");
+  for (int pe : mesh.local_pes()) {
+    if (pe == boot.rank()) continue;
+    peers_.push_back(HostSegment::attach(fds[size_t(pe)].at(0), bytes));
+    peer_base_[size_t(pe)] = peers_.back().base();
+  }
+  GSHMEM_INFO(HEAP, "symmetric heap: %s at %p, %zu peers mapped", format_bytes(bytes).c_str(),
+              static_cast<void*>(local_.base()), peers_.size());
+}
+
+uint64_t SymmetricHeap::reserve(uint64_t bytes, uint64_t align, const char* what) {
+  auto off = alloc_.allocate(bytes, align);
+  if (!off) {
+    throw Error(GSHMEM_ERROR_OUT_OF_MEMORY, "gshmem_init", "GSHMEM_SYMMETRIC_SIZE",
+                std::string("the heap is too small for gshmem's own ") + what + " (" +
+                    format_bytes(bytes) + ")");
+  }
+  return *off;
+}
+
+const char* SymmetricHeap::check_request(const Request& r, void* old) const {
+  auto op = Op(r.op);
+  if (op == Op::Calloc && r.bytes == kOverflow) return "count * size overflows";
+  if (op == Op::Align && (r.align == 0 || (r.align & (r.align - 1)))) {
+    return "alignment must be a power of two";
+  }
+  if ((op == Op::Free || op == Op::Realloc) && old) {
+    if (!contains(old)) return "pointer is not in the symmetric heap";
+    if (r.old == kNoBlock || !alloc_.block_size(r.old)) {
+      return "pointer is not the start of an allocated block (freed twice, or never returned "
+             "by gshmem_malloc)";
+    }
+  }
+  return nullptr;
+}
+
+void* SymmetricHeap::allocate(Op op, uint64_t bytes, uint64_t align, void* old, const char* call) {
+  Request mine{uint32_t(op), 1, bytes, align, kNoBlock};
+  if (old && contains(old)) mine.old = uint64_t(static_cast<char*>(old) - base());
+  if (const char* bad = check_request(mine, old)) {
+    log::error("%s: bad argument %p: %s", call, old ? old : reinterpret_cast<void*>(align), bad);
+    mine.valid = 0;
+  }
+  std::vector<Request> all(static_cast<size_t>(boot_.size()));
+  boot_.allgather(&mine, all.data(), sizeof mine, call);
+  for (int pe = 0; pe < boot_.size(); ++pe) {
+    const Request& r = all[size_t(pe)];
+    if (!r.valid) {
+      if (pe != boot_.rank()) {
+        log::error("%s: PE %d passed a bad argument; the call did nothing on any PE", call, pe);
+      }
+      return nullptr;
+    }
+    if (r.op != mine.op || r.bytes != mine.bytes || r.align != mine.align || r.old != mine.old) {
+      log::error("%s: asymmetric call: PE %d called %s, PE %d called %s; the call did nothing on "
+                 "any PE (collective heap calls need the same arguments on every PE)",
+                 call, boot_.rank(), describe(mine.op, mine.bytes, mine.align, mine.old).c_str(), pe,
+                 describe(r.op, r.bytes, r.align, r.old).c_str());
+      return nullptr;
+    }
+  }
+  void* result = apply(mine);
+  if (!result && op != Op::Free && bytes) {
+    log::error("%s: symmetric heap exhausted: asked for %s, largest free block %s, %s of %s in "
+               "use (raise GSHMEM_SYMMETRIC_SIZE)",
+               call, format_bytes(bytes).c_str(), format_bytes(alloc_.largest_free()).c_str(),
+               format_bytes(alloc_.used()).c_str(), format_bytes(alloc_.capacity()).c_str());
+  }
+  // calloc and realloc write the new block locally; nobody may put into it before that is done.
+  if ((op == Op::Calloc || op == Op::Realloc) && result) boot_.barrier(call);
+  return result;
+}
+
+void* SymmetricHeap::apply(const Request& r) {
+  auto op = Op(r.op);
+  if (op == Op::Free) {
+    if (r.old != kNoBlock) alloc_.release(r.old);
+    return nullptr;
+  }
+  if (op == Op::Realloc && r.old != kNoBlock) {
+    uint64_t old_bytes = alloc_.block_size(r.old);
+    if (r.bytes == 0) {
+      alloc_.release(r.old);
+      return nullptr;
+    }
+    if (alloc_.resize(r.old, r.bytes)) return base() + r.old;
+    auto off = alloc_.allocate(r.bytes, r.align);
+    if (!off) return nullptr;
+    std::memmove(base() + *off, base() + r.old, std::min(old_bytes, r.bytes));
+    alloc_.release(r.old);
+    return base() + *off;
+  }
+  if (r.bytes == 0) return nullptr;
+  auto off = alloc_.allocate(r.bytes, r.align);
+  if (!off) return nullptr;
+  if (op == Op::Calloc) std::memset(base() + *off, 0, r.bytes);
+  return base() + *off;
+}
+
+}  // namespace gshmem

@@ -1,0 +1,230 @@
+#include "host/runtime.hpp"
+
+#include <sched.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cinttypes>
+#include <cstdio>
+#include <cstring>
+
+#include "gshmem/device/barrier.cuh"
+#include "host/env.hpp"
+#include "host/log.hpp"
+
+namespace gshmem {
+
+namespace detail {
+
+DeviceContext g_default_ctx{};
+
+namespace {
+Runtime* g_runtime = nullptr;
+bool g_finalized = false;
+int g_error_mode = GSHMEMX_ERROR_ABORT;
+}  // namespace
+
+Runtime* default_runtime() { return g_runtime; }
+bool finalized() { return g_finalized; }
+int error_mode() { return g_error_mode; }
+void set_default_runtime(Runtime* rt) {
+  g_runtime = rt;
+  g_default_ctx = rt ? rt->context() : DeviceContext{};
+  if (!rt) g_finalized = true;
+}
+void set_error_mode(int mode) { g_error_mode = mode; }
+
+}  // namespace detail
+
+Error::Error(int status, std::string call, std::string argument, std::string reason)
+    : std::runtime_error(call + ": " + reason),
+      status_(status),
+      call_(std::move(call)),
+      argument_(std::move(argument)),
+      reason_(std::move(reason)) {}
+
+const DeviceContext& default_context() { return detail::g_default_ctx; }
+
+namespace {
+
+int cpus_available() {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  if (sched_getaffinity(0, sizeof set, &set) != 0) return int(sysconf(_SC_NPROCESSORS_ONLN));
+  return CPU_COUNT(&set);
+}
+
+}  // namespace
+
+Runtime::Runtime(const gshmemx_init_attr_t* attr) {
+  log::configure();
+  const Env& env = Env::get();
+  boot_ = make_bootstrap({attr, &abort_, env.seconds("GSHMEM_BOOTSTRAP_TIMEOUT")});
+  log::set_pe(boot_->rank());
+  if (boot_->rank() == 0) {
+    for (const std::string& name : env.unknown()) {
+      GSHMEM_WARN(INIT, "%s is set but is not a gshmem variable (gshmem-info lists them)",
+                  name.c_str());
+    }
+  }
+  char secret[33] = {};
+  if (boot_->rank() == 0) std::strncpy(secret, sock::random_hex(16).c_str(), 32);
+  boot_->broadcast(secret, sizeof secret, 0, "gshmem_init (job secret)");
+
+  mesh_ = std::make_unique<NodeMesh>(*boot_, secret);
+  heap_ = std::make_unique<SymmetricHeap>(*boot_, *mesh_, env.size("GSHMEM_SYMMETRIC_SIZE"));
+  teams_ = std::make_unique<Teams>(ctx_, *heap_, boot_->size());
+  build_context();
+  teams_->init_predefined(boot_->rank(), mesh_->local_pes(), mesh_->local_pes());
+  boot_->barrier("gshmem_init");
+  GSHMEM_INFO(INIT, "PE %d of %d ready (bootstrap %s, %d PEs on this node%s)", my_pe(), n_pes(),
+              boot_->name(), int(mesh_->local_pes().size()),
+              (ctx_.flags & kCtxOversubscribed) ? ", more PEs than cores" : "");
+}
+
+void Runtime::build_context() {
+  const Env& env = Env::get();
+  ctx_.my_pe = boot_->rank();
+  ctx_.n_pes = boot_->size();
+  ctx_.heap = Segment{heap_->base(), heap_->size(), heap_->peer_bases()};
+  ctx_.statics = Segment{nullptr, 0, nullptr};
+  ctx_.abort_flag = abort_.flag_address();
+  ctx_.timeout_ns = uint64_t(env.seconds("GSHMEM_TIMEOUT") * 1e9);
+  ctx_.teams = teams_->table();
+  ctx_.channel = nullptr;
+  ctx_.host_runtime = this;
+  bool oversubscribed = int(mesh_->local_pes().size()) > cpus_available();
+  ctx_.flags = oversubscribed ? uint32_t(kCtxOversubscribed) : 0u;
+  int64_t spins = env.integer("GSHMEM_SPIN_BEFORE_YIELD");
+  ctx_.spins_before_yield = spins >= 0 ? uint32_t(spins) : oversubscribed ? 16u : 4096u;
+}
+
+Runtime::~Runtime() {
+  if (!finalized_ && boot_) boot_->finalize();
+}
+
+void Runtime::finalize() {
+  if (finalized_) return;
+  barrier_all(ctx_, {"gshmem_finalize"});
+  boot_->barrier("gshmem_finalize");
+  boot_->finalize();
+  finalized_ = true;
+}
+
+void Runtime::fail(const Error& e) {
+  if (detail::error_mode() == GSHMEMX_ERROR_THROW) throw e;
+  log::error("%s", e.what());
+  boot_->abort(1, "PE " + std::to_string(my_pe()) + ": " + e.what());
+  __builtin_unreachable();
+}
+
+// ---- Slow paths of the inline device API (host side) ----------------------------------------
+
+namespace detail {
+
+namespace {
+
+[[noreturn]] void fail(const DeviceContext& c, const Error& e) {
+  if (auto* rt = static_cast<Runtime*>(c.host_runtime)) rt->fail(e);
+  if (error_mode() == GSHMEMX_ERROR_THROW) throw e;
+  log::error("%s", e.what());
+  std::fflush(nullptr);
+  ::_exit(1);
+}
+
+std::string hex(const void* p) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%p", p);
+  return buf;
+}
+
+}  // namespace
+
+void host_bad_input(const DeviceContext& c, Site site, BadInput what, const void* addr,
+                    uint64_t bytes, int pe) {
+  std::string arg = site.arg ? site.arg : "address";
+  std::string why;
+  std::string which;
+  int status = GSHMEM_ERROR_INVALID_ARGUMENT;
+  switch (what) {
+    case BadInput::NotInitialized:
+      why = finalized() ? "called after gshmem_finalize" : "called before gshmem_init";
+      status = GSHMEM_ERROR_NOT_INITIALIZED;
+      break;
+    case BadInput::Pe:
+      which = "pe";
+      why = "pe=" + std::to_string(pe) + " is out of range (valid PEs are 0.." +
+            std::to_string(c.n_pes - 1) + ")";
+      break;
+    case BadInput::Address:
+      which = arg;
+      why = arg + "=" + hex(addr) + " is not in the symmetric heap [" + hex(c.heap.base) + ", +" +
+            format_bytes(c.heap.size) + ")" +
+            (c.statics.size ? " or the program's static data" : "") +
+            ((reinterpret_cast<uintptr_t>(addr) & 3) && c.heap.base ? " or is misaligned" : "");
+      break;
+    case BadInput::Size:
+      which = "nelems";
+      why = std::to_string(bytes) + (bytes > c.heap.size ? " bytes/elements overflow or exceed" :
+                                                          " bytes from " + arg + "=" + hex(addr) +
+                                                              " run past the end of") +
+            " the symmetric heap (" + format_bytes(c.heap.size) + ")";
+      break;
+    case BadInput::Stride:
+      which = "stride";
+      why = "stride=" + std::to_string(int64_t(bytes)) + " must be at least 1";
+      break;
+    case BadInput::Cmp:
+      which = "cmp";
+      why = "cmp=" + std::to_string(int64_t(bytes)) + " is not a GSHMEM_CMP_* value";
+      break;
+    case BadInput::SignalOp:
+      which = "sig_op";
+      why = "sig_op=" + std::to_string(int64_t(bytes)) +
+            " is neither GSHMEM_SIGNAL_SET nor GSHMEM_SIGNAL_ADD";
+      break;
+    case BadInput::Team:
+      which = "team";
+      why = "team=" + std::to_string(int64_t(bytes)) + " is not a team this PE belongs to";
+      break;
+    case BadInput::NoTransport:
+      which = "pe";
+      why = "no transport to PE " + std::to_string(pe) +
+            ": it is on another node and no network transport is configured";
+      status = GSHMEM_ERROR_TRANSPORT;
+      break;
+  }
+  fail(c, Error(status, site.call, which, why));
+}
+
+void host_wait_failed(const DeviceContext& c, Site site, bool timed_out) {
+  auto* rt = static_cast<Runtime*>(c.host_runtime);
+  if (!timed_out) {
+    if (rt) rt->abort_state().exit_now(site.call);
+    fail(c, Error(GSHMEM_ERROR_ABORTED, site.call, "", "interrupted: the job is aborting"));
+  }
+  char why[200];
+  if (site.peer >= 0) {
+    std::snprintf(why, sizeof why,
+                  "timed out after %.1f s (GSHMEM_TIMEOUT) waiting for PE %d", double(c.timeout_ns) / 1e9,
+                  site.peer);
+  } else {
+    std::snprintf(why, sizeof why, "timed out after %.1f s (GSHMEM_TIMEOUT)",
+                  double(c.timeout_ns) / 1e9);
+  }
+  fail(c, Error(GSHMEM_ERROR_TIMEOUT, site.call, "", why));
+}
+
+void host_backoff(uint32_t spins, uint64_t waited_ns) {
+  (void)spins;
+  if (waited_ns < 200000000ull) {
+    sched_yield();
+  } else {
+    // A long wait: the peer is busy with something slow; give the core away for a moment.
+    timespec ts{0, waited_ns < 2000000000ull ? 20000 : 200000};
+    nanosleep(&ts, nullptr);
+  }
+}
+
+}  // namespace detail
+}  // namespace gshmem

@@ -1,0 +1,64 @@
+// One PE's runtime: bootstrap, node mesh, symmetric heap, teams, and the DeviceContext that
+// describes them. State lives in this object, not in scattered globals; the C API uses the
+// process's default runtime.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "gshmem/device/context.cuh"
+#include "gshmem/gshmem.hpp"
+#include "host/bootstrap/bootstrap.hpp"
+#include "host/heap/heap.hpp"
+#include "host/team/teams.hpp"
+#include "transports/mapped/node_mesh.hpp"
+
+namespace gshmem {
+
+class Runtime {
+ public:
+  // Collective. Throws Error (naming what failed) when the job cannot start.
+  explicit Runtime(const gshmemx_init_attr_t* attr);
+  ~Runtime();
+  Runtime(const Runtime&) = delete;
+  Runtime& operator=(const Runtime&) = delete;
+
+  // Collective: quiet, barrier, then the bootstrap's goodbye. Idempotent.
+  void finalize();
+
+  int my_pe() const { return ctx_.my_pe; }
+  int n_pes() const { return ctx_.n_pes; }
+  const DeviceContext& context() const { return ctx_; }
+  Bootstrap& bootstrap() { return *boot_; }
+  AbortState& abort_state() { return abort_; }
+  NodeMesh& mesh() { return *mesh_; }
+  SymmetricHeap& heap() { return *heap_; }
+  Teams& teams() { return *teams_; }
+
+  // Reports an error the way the error mode says: throw it, or print it and end the job.
+  [[noreturn]] void fail(const Error& e);
+
+ private:
+  void build_context();
+
+  AbortState abort_;
+  std::unique_ptr<Bootstrap> boot_;
+  std::unique_ptr<NodeMesh> mesh_;
+  std::unique_ptr<SymmetricHeap> heap_;
+  std::unique_ptr<Teams> teams_;
+  DeviceContext ctx_{};
+  bool finalized_ = false;
+};
+
+namespace detail {
+
+// The default context the C API works on; zero (n_pes 0) outside init..finalize.
+extern DeviceContext g_default_ctx;
+// The default runtime, nullptr outside init..finalize.
+Runtime* default_runtime();
+// Set by gshmem_finalize: lets messages tell "before init" from "after finalize".
+bool finalized();
+int error_mode();
+
+}  // namespace detail
+}  // namespace gshmem

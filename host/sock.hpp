@@ -1,0 +1,62 @@
+// Small socket helpers shared by the bootstraps, the launcher and the node mesh: whole-buffer
+// I/O that survives EINTR, abstract Unix and TCP endpoints, and file descriptor passing.
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+namespace gshmem::sock {
+
+// An owned file descriptor.
+class Fd {
+ public:
+  Fd() = default;
+  explicit Fd(int fd) : fd_(fd) {}
+  Fd(Fd&& o) noexcept : fd_(o.release()) {}
+  Fd& operator=(Fd&& o) noexcept;
+  Fd(const Fd&) = delete;
+  Fd& operator=(const Fd&) = delete;
+  ~Fd() { reset(); }
+  int get() const { return fd_; }
+  int release() {
+    int f = fd_;
+    fd_ = -1;
+    return f;
+  }
+  void reset(int fd = -1);
+  explicit operator bool() const { return fd_ >= 0; }
+
+ private:
+  int fd_ = -1;
+};
+
+// False on EOF or error (errno tells which; 0 for EOF).
+bool write_all(int fd, const void* buf, size_t len);
+bool read_all(int fd, void* buf, size_t len);
+
+// Abstract-namespace Unix sockets: nothing appears in the file system, nothing is left behind.
+Fd listen_abstract(const std::string& name, int backlog);
+Fd connect_abstract(const std::string& name);
+
+// TCP. host may be a name or a numeric IPv4/IPv6 address; port 0 picks one (see local_port).
+Fd listen_tcp(const std::string& host, int port, int backlog);
+Fd connect_tcp(const std::string& host, int port);
+int local_port(int fd);
+// Splits "host:port" or "[v6]:port"; false when malformed.
+bool split_host_port(const std::string& addr, std::string* host, int* port);
+// The IPv4 address of `ifname`, or of the first interface that is up and not loopback when
+// ifname is empty; "127.0.0.1" when there is none. Empty string when ifname does not exist.
+std::string interface_address(const std::string& ifname);
+
+// Bounds blocking reads/writes so a stuck or hostile peer cannot block forever.
+void set_io_timeout(int fd, double seconds);
+
+// Sends/receives file descriptors with SCM_RIGHTS, plus a small tag.
+bool send_fds(int sock, const std::vector<int>& fds, uint64_t tag);
+bool recv_fds(int sock, std::vector<int>* fds, size_t count, uint64_t* tag);
+
+// 2*n lowercase hex characters of getrandom() output.
+std::string random_hex(size_t n);
+
+}  // namespace gshmem::sock

@@ -1,0 +1,50 @@
+// Teams: the predefined WORLD, SHARED and NODE, and the ones users split off. Device code reads
+// the TeamInfo table; this class owns it, the member lists and each team's sync words in the heap.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <vector>
+
+#include "gshmem/device/context.cuh"
+#include "host/heap/heap.hpp"
+#include "transports/mapped/node_mesh.hpp"
+
+namespace gshmem {
+
+class Teams {
+ public:
+  // Reserves every slot's sync words in the heap (same offsets on every PE).
+  Teams(const DeviceContext& ctx, SymmetricHeap& heap, int n_pes);
+
+  // WORLD, SHARED (peers whose heap is mapped here) and NODE (same node). Call once the context
+  // that refers to table() is live; needs no communication.
+  void init_predefined(int my_pe, const std::vector<int>& shared, const std::vector<int>& node);
+
+  const TeamInfo* table() const { return table_.data(); }
+  // The team as seen from this PE; nullptr when the handle is invalid or this PE not a member.
+  const TeamInfo* find(gshmem_team_t team) const;
+  int translate(gshmem_team_t src, int src_pe, gshmem_team_t dest) const;
+
+  // Collective over parent. 0 on success; on bad arguments prints why and returns non-zero
+  // with *out = GSHMEM_TEAM_INVALID.
+  int split_strided(gshmem_team_t parent, int start, int stride, int size, gshmem_team_t* out);
+  int split_2d(gshmem_team_t parent, int xrange, gshmem_team_t* xteam, gshmem_team_t* yteam);
+  void destroy(gshmem_team_t team);
+
+ private:
+  // Creates up to kMaxNew teams at once (split_2d makes two per PE): members[j] lists the world
+  // PEs of this PE's j-th new team (empty: not a member). All parent members call it together.
+  int create(const TeamInfo& parent, std::vector<std::vector<int32_t>> members,
+             gshmem_team_t* out, const char* call);
+  std::vector<uint64_t> parent_allgather(const TeamInfo& parent, uint64_t value, const char* call);
+  void set(gshmem_team_t slot, std::vector<int32_t> members, int my_pe);
+
+  const DeviceContext& ctx_;
+  uint64_t words_per_slot_;
+  uint64_t psync_base_;
+  std::array<TeamInfo, GSHMEM_MAX_TEAMS> table_{};
+  std::array<std::vector<int32_t>, GSHMEM_MAX_TEAMS> members_;
+};
+
+}  // namespace gshmem

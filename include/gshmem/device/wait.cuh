@@ -1,0 +1,59 @@
+// The one wait helper. Every spin in gshmem (device or host, user-visible or internal) goes
+// through wait_for(), which polls the job's abort flag and honours GSHMEM_TIMEOUT in every build,
+// so a dead or wrong PE ends the job with a message instead of a hang.
+#pragma once
+
+#include "gshmem/device/context.cuh"
+
+namespace gshmem::detail {
+
+// Host side of a long wait: yields the core (more PEs than cores must not crawl) and, after a long
+// wait, sleeps briefly so a PE blocked on a slow peer does not burn a core the peer needs.
+void host_backoff(uint32_t spins, uint64_t waited_ns);
+
+template <class Done>
+GSHMEM_HD void wait_slow(const DeviceContext& c, Site site, Done& done) {
+  uint64_t start = now_ns();
+  uint64_t waited = 0;
+  for (uint32_t spins = 1;; ++spins) {
+    if (done()) return;
+    if ((spins & 15) == 0) {
+      if (c.abort_flag && *c.abort_flag) {
+#if GSHMEM_ON_DEVICE
+        printf("gshmem: PE %d: %s interrupted: the job is aborting\n", c.my_pe, site.call);
+        __trap();
+#else
+        host_wait_failed(c, site, false);
+#endif
+      }
+      waited = now_ns() - start;
+      if (c.timeout_ns && waited > c.timeout_ns) {
+#if GSHMEM_ON_DEVICE
+        printf("gshmem: PE %d: %s timed out (GSHMEM_TIMEOUT) waiting on PE %d\n", c.my_pe,
+               site.call, site.peer);
+        __trap();
+#else
+        host_wait_failed(c, site, true);
+#endif
+      }
+    }
+#if GSHMEM_ON_DEVICE
+    spin_pause();
+#else
+    if (spins < c.spins_before_yield) {
+      spin_pause();
+    } else {
+      host_backoff(spins, waited);
+    }
+#endif
+  }
+}
+
+// Returns once done() is true. done() must be a cheap, side-effect-free poll (an acquire load).
+template <class Done>
+GSHMEM_HD GSHMEM_INLINE void wait_for(const DeviceContext& c, Site site, Done&& done) {
+  if (done()) return;
+  wait_slow(c, site, done);
+}
+
+}  // namespace gshmem::detail

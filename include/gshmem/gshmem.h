@@ -1,0 +1,210 @@
+/* gshmem C API (host). NVSHMEM names under the gshmem_ prefix, NVSHMEM argument order.
+ *
+ * Who calls what: "collective" calls must be made by every PE (of the team, where one is named)
+ * in the same order with the same arguments. Everything else is called by one thread of one PE.
+ *
+ * Errors: calls with a return value report bad input through it (NULL, a status, -1) after
+ * printing a message naming the call and the argument. Calls without one print the message and
+ * end the job (gshmemx_set_error_mode can make them throw gshmem::Error in C++ instead). Bad input
+ * never touches a peer's memory.
+ */
+#ifndef GSHMEM_GSHMEM_H
+#define GSHMEM_GSHMEM_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "gshmem/typelist.h"
+#include "gshmem/types.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define GSHMEM_MAX_NAME_LEN 64
+
+/* ---- Setup and query ------------------------------------------------------------------------ */
+
+/* Collective. Starts the runtime: bootstrap (launcher, PMIx, unique id, or one PE alone), the
+ * symmetric heap, the predefined teams. Calling it again while initialised does nothing. */
+void gshmem_init(void);
+/* Collective. As gshmem_init; GSHMEMX_INIT_WITH_UNIQUEID takes rank, size and the unique id from
+ * attr (torchrun-style launches). Returns a gshmem_status. */
+int gshmemx_init_attr(unsigned int flags, gshmemx_init_attr_t* attr);
+/* Collective. Quiet, barrier, then tears everything down. Safe to call more than once. */
+void gshmem_finalize(void);
+/* 1 between gshmem_init and gshmem_finalize, else 0. */
+int gshmem_initialized(void);
+
+int gshmem_my_pe(void);
+int gshmem_n_pes(void);
+/* Address of dest's copy on pe when it is mapped here (load/store works), else NULL. */
+void* gshmem_ptr(const void* dest, int pe);
+void gshmem_info_get_version(int* major, int* minor);
+void gshmem_info_get_name(char* name);
+/* Ends every PE of the job; the job's exit status is `status`. */
+void gshmem_global_exit(int status);
+
+/* Rank 0 makes the id (it names rank 0's listening address) and shares it out of band. */
+int gshmemx_get_uniqueid(gshmemx_uniqueid_t* uid);
+int gshmemx_set_attr_uniqueid_args(int rank, int nranks, const gshmemx_uniqueid_t* uid,
+                                   gshmemx_init_attr_t* attr);
+/* GSHMEMX_ERROR_ABORT (default) or GSHMEMX_ERROR_THROW. */
+void gshmemx_set_error_mode(int mode);
+
+/* ---- Symmetric heap: collective, the same arguments on every PE, same offsets everywhere ---- */
+
+void* gshmem_malloc(size_t size);
+void* gshmem_calloc(size_t count, size_t size);
+void* gshmem_align(size_t alignment, size_t size);
+void* gshmem_realloc(void* ptr, size_t size);
+void gshmem_free(void* ptr);
+
+/* ---- RMA ------------------------------------------------------------------------------------ */
+
+void gshmem_putmem(void* dest, const void* source, size_t bytes, int pe);
+void gshmem_putmem_nbi(void* dest, const void* source, size_t bytes, int pe);
+void gshmem_getmem(void* dest, const void* source, size_t bytes, int pe);
+void gshmem_getmem_nbi(void* dest, const void* source, size_t bytes, int pe);
+
+#define GSHMEM_DECL_RMA(NAME, T)                                                                   \
+  void gshmem_##NAME##_put(T* dest, const T* source, size_t nelems, int pe);                      \
+  void gshmem_##NAME##_put_nbi(T* dest, const T* source, size_t nelems, int pe);                  \
+  void gshmem_##NAME##_get(T* dest, const T* source, size_t nelems, int pe);                      \
+  void gshmem_##NAME##_get_nbi(T* dest, const T* source, size_t nelems, int pe);                  \
+  void gshmem_##NAME##_p(T* dest, T value, int pe);                                               \
+  T gshmem_##NAME##_g(const T* source, int pe);                                                   \
+  void gshmem_##NAME##_iput(T* dest, const T* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, \
+                            int pe);                                                              \
+  void gshmem_##NAME##_iget(T* dest, const T* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, \
+                            int pe);                                                              \
+  void gshmem_##NAME##_put_signal(T* dest, const T* source, size_t nelems, uint64_t* sig_addr,    \
+                                  uint64_t signal, int sig_op, int pe);                           \
+  void gshmem_##NAME##_put_signal_nbi(T* dest, const T* source, size_t nelems, uint64_t* sig_addr, \
+                                      uint64_t signal, int sig_op, int pe);
+GSHMEM_FOR_RMA_TYPES(GSHMEM_DECL_RMA)
+#undef GSHMEM_DECL_RMA
+
+#define GSHMEM_DECL_SIZED(BITS)                                                                    \
+  void gshmem_put##BITS(void* dest, const void* source, size_t nelems, int pe);                   \
+  void gshmem_put##BITS##_nbi(void* dest, const void* source, size_t nelems, int pe);             \
+  void gshmem_get##BITS(void* dest, const void* source, size_t nelems, int pe);                   \
+  void gshmem_get##BITS##_nbi(void* dest, const void* source, size_t nelems, int pe);             \
+  void gshmem_iput##BITS(void* dest, const void* source, ptrdiff_t dst, ptrdiff_t sst,            \
+                         size_t nelems, int pe);                                                  \
+  void gshmem_iget##BITS(void* dest, const void* source, ptrdiff_t dst, ptrdiff_t sst,            \
+                         size_t nelems, int pe);
+GSHMEM_FOR_SIZES(GSHMEM_DECL_SIZED)
+#undef GSHMEM_DECL_SIZED
+
+/* ---- Atomics (relaxed; order them with fence or quiet) --------------------------------------- */
+
+#define GSHMEM_DECL_AMO(NAME, T)                                                                   \
+  T gshmem_##NAME##_atomic_fetch(const T* source, int pe);                                        \
+  void gshmem_##NAME##_atomic_set(T* dest, T value, int pe);                                      \
+  T gshmem_##NAME##_atomic_swap(T* dest, T value, int pe);                                        \
+  T gshmem_##NAME##_atomic_compare_swap(T* dest, T cond, T value, int pe);                        \
+  T gshmem_##NAME##_atomic_fetch_inc(T* dest, int pe);                                            \
+  void gshmem_##NAME##_atomic_inc(T* dest, int pe);                                               \
+  T gshmem_##NAME##_atomic_fetch_add(T* dest, T value, int pe);                                   \
+  void gshmem_##NAME##_atomic_add(T* dest, T value, int pe);
+GSHMEM_FOR_AMO_TYPES(GSHMEM_DECL_AMO)
+#undef GSHMEM_DECL_AMO
+
+#define GSHMEM_DECL_AMO_BITWISE(NAME, T)                                                           \
+  T gshmem_##NAME##_atomic_fetch_and(T* dest, T value, int pe);                                   \
+  void gshmem_##NAME##_atomic_and(T* dest, T value, int pe);                                      \
+  T gshmem_##NAME##_atomic_fetch_or(T* dest, T value, int pe);                                    \
+  void gshmem_##NAME##_atomic_or(T* dest, T value, int pe);                                       \
+  T gshmem_##NAME##_atomic_fetch_xor(T* dest, T value, int pe);                                   \
+  void gshmem_##NAME##_atomic_xor(T* dest, T value, int pe);
+GSHMEM_FOR_AMO_BITWISE_TYPES(GSHMEM_DECL_AMO_BITWISE)
+#undef GSHMEM_DECL_AMO_BITWISE
+
+#define GSHMEM_DECL_AMO_EXTENDED(NAME, T)                                                          \
+  T gshmem_##NAME##_atomic_fetch(const T* source, int pe);                                        \
+  void gshmem_##NAME##_atomic_set(T* dest, T value, int pe);                                      \
+  T gshmem_##NAME##_atomic_swap(T* dest, T value, int pe);
+GSHMEM_FOR_AMO_EXTENDED_TYPES(GSHMEM_DECL_AMO_EXTENDED)
+#undef GSHMEM_DECL_AMO_EXTENDED
+
+/* ---- Signals --------------------------------------------------------------------------------- */
+
+/* The signal is updated only after the data is visible at the target. */
+void gshmem_putmem_signal(void* dest, const void* source, size_t bytes, uint64_t* sig_addr,
+                          uint64_t signal, int sig_op, int pe);
+void gshmem_putmem_signal_nbi(void* dest, const void* source, size_t bytes, uint64_t* sig_addr,
+                              uint64_t signal, int sig_op, int pe);
+void gshmem_signal_op(uint64_t* sig_addr, uint64_t signal, int sig_op, int pe);
+uint64_t gshmem_signal_fetch(const uint64_t* sig_addr);
+uint64_t gshmem_signal_wait_until(uint64_t* sig_addr, int cmp, uint64_t cmp_value);
+
+/* ---- Point-to-point synchronisation ---------------------------------------------------------- */
+
+#define GSHMEM_DECL_WAIT(NAME, T)                                                                  \
+  void gshmem_##NAME##_wait_until(T* ivar, int cmp, T cmp_value);                                 \
+  void gshmem_##NAME##_wait_until_all(T* ivars, size_t nelems, const int* status, int cmp,        \
+                                      T cmp_value);                                               \
+  size_t gshmem_##NAME##_wait_until_any(T* ivars, size_t nelems, const int* status, int cmp,      \
+                                        T cmp_value);                                             \
+  size_t gshmem_##NAME##_wait_until_some(T* ivars, size_t nelems, size_t* indices,                \
+                                         const int* status, int cmp, T cmp_value);                \
+  void gshmem_##NAME##_wait_until_all_vector(T* ivars, size_t nelems, const int* status, int cmp, \
+                                             T* cmp_values);                                      \
+  size_t gshmem_##NAME##_wait_until_any_vector(T* ivars, size_t nelems, const int* status,        \
+                                               int cmp, T* cmp_values);                           \
+  size_t gshmem_##NAME##_wait_until_some_vector(T* ivars, size_t nelems, size_t* indices,         \
+                                                const int* status, int cmp, T* cmp_values);       \
+  int gshmem_##NAME##_test(T* ivar, int cmp, T cmp_value);                                        \
+  int gshmem_##NAME##_test_all(T* ivars, size_t nelems, const int* status, int cmp, T cmp_value); \
+  size_t gshmem_##NAME##_test_any(T* ivars, size_t nelems, const int* status, int cmp,            \
+                                  T cmp_value);                                                   \
+  size_t gshmem_##NAME##_test_some(T* ivars, size_t nelems, size_t* indices, const int* status,   \
+                                   int cmp, T cmp_value);                                         \
+  int gshmem_##NAME##_test_all_vector(T* ivars, size_t nelems, const int* status, int cmp,        \
+                                      T* cmp_values);                                             \
+  size_t gshmem_##NAME##_test_any_vector(T* ivars, size_t nelems, const int* status, int cmp,     \
+                                         T* cmp_values);                                          \
+  size_t gshmem_##NAME##_test_some_vector(T* ivars, size_t nelems, size_t* indices,               \
+                                          const int* status, int cmp, T* cmp_values);
+GSHMEM_FOR_WAIT_TYPES(GSHMEM_DECL_WAIT)
+#undef GSHMEM_DECL_WAIT
+
+/* ---- Ordering, completion, synchronisation --------------------------------------------------- */
+
+void gshmem_fence(void);
+void gshmem_quiet(void);
+/* Collective over the world: quiet, then synchronise. */
+void gshmem_barrier_all(void);
+/* Collective over the world: synchronise only. */
+void gshmem_sync_all(void);
+/* Collective over the team. Returns 0, or non-zero for a bad team. */
+int gshmem_barrier(gshmem_team_t team);
+int gshmem_team_sync(gshmem_team_t team);
+
+/* ---- Teams ----------------------------------------------------------------------------------- */
+
+/* -1 when the calling PE is not a member or the team is invalid. */
+int gshmem_team_my_pe(gshmem_team_t team);
+int gshmem_team_n_pes(gshmem_team_t team);
+int gshmem_team_get_config(gshmem_team_t team, long config_mask, gshmem_team_config_t* config);
+/* Collective over parent. PEs start, start+stride, ... (size of them, indices in parent) form the
+ * new team; the others get GSHMEM_TEAM_INVALID. Returns 0 on success. */
+int gshmem_team_split_strided(gshmem_team_t parent, int start, int stride, int size,
+                              const gshmem_team_config_t* config, long config_mask,
+                              gshmem_team_t* new_team);
+/* Collective over parent. Rows of xrange consecutive PEs (x teams) and their columns (y teams). */
+int gshmem_team_split_2d(gshmem_team_t parent, int xrange, const gshmem_team_config_t* xaxis_config,
+                         long xaxis_mask, gshmem_team_t* xaxis_team,
+                         const gshmem_team_config_t* yaxis_config, long yaxis_mask,
+                         gshmem_team_t* yaxis_team);
+/* Index in dest_team of src_team's member src_pe, or -1. */
+int gshmem_team_translate_pe(gshmem_team_t src_team, int src_pe, gshmem_team_t dest_team);
+/* Collective over the team. */
+void gshmem_team_destroy(gshmem_team_t team);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* GSHMEM_GSHMEM_H */

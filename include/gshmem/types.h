@@ -1,0 +1,80 @@
+/* Plain C types and constants shared by the C API, the C++ API and device code. */
+#ifndef GSHMEM_TYPES_H
+#define GSHMEM_TYPES_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define GSHMEM_VENDOR_STRING "gshmem"
+#define GSHMEM_MAJOR_VERSION 0
+#define GSHMEM_MINOR_VERSION 1
+#define GSHMEM_PATCH_VERSION 0
+
+/* Status codes returned by host calls that have a return value. */
+enum gshmem_status {
+  GSHMEM_SUCCESS = 0,
+  GSHMEM_ERROR_INVALID_ARGUMENT = 1,
+  GSHMEM_ERROR_OUT_OF_MEMORY = 2,
+  GSHMEM_ERROR_NOT_INITIALIZED = 3,
+  GSHMEM_ERROR_BOOTSTRAP = 4,
+  GSHMEM_ERROR_TRANSPORT = 5,
+  GSHMEM_ERROR_TIMEOUT = 6,
+  GSHMEM_ERROR_ABORTED = 7,
+  GSHMEM_ERROR_INTERNAL = 8,
+  GSHMEM_ERROR_CAPACITY = 9
+};
+
+/* Comparison operators of the wait/test family. */
+enum gshmem_cmp {
+  GSHMEM_CMP_EQ = 0,
+  GSHMEM_CMP_NE = 1,
+  GSHMEM_CMP_GT = 2,
+  GSHMEM_CMP_LE = 3,
+  GSHMEM_CMP_LT = 4,
+  GSHMEM_CMP_GE = 5
+};
+
+/* Signal update operations of put-with-signal and signal_op. */
+enum gshmem_signal_op { GSHMEM_SIGNAL_SET = 0, GSHMEM_SIGNAL_ADD = 1 };
+
+/* Teams are small integer handles; the predefined ones exist from init to finalize. */
+typedef int32_t gshmem_team_t;
+#define GSHMEM_TEAM_INVALID ((gshmem_team_t)-1)
+#define GSHMEM_TEAM_WORLD ((gshmem_team_t)0)
+#define GSHMEM_TEAM_SHARED ((gshmem_team_t)1) /* PEs whose heaps are mapped here */
+#define GSHMEM_TEAM_NODE ((gshmem_team_t)2)   /* PEs on the same (virtual) node */
+#define GSHMEM_MAX_TEAMS 64
+
+typedef struct {
+  int num_contexts;
+} gshmem_team_config_t;
+#define GSHMEM_TEAM_NUM_CONTEXTS (1L << 0)
+
+/* The unique id of the TCP rendezvous bootstrap (torchrun-style launches). Rank 0 makes it with
+ * gshmemx_get_uniqueid and hands it to the other ranks out of band. */
+#define GSHMEM_UNIQUEID_BYTES 128
+typedef struct {
+  char internal[GSHMEM_UNIQUEID_BYTES];
+} gshmemx_uniqueid_t;
+
+typedef struct {
+  int rank;
+  int nranks;
+  gshmemx_uniqueid_t uid;
+} gshmemx_uniqueid_args_t;
+
+typedef struct {
+  gshmemx_uniqueid_args_t uid_args;
+  int has_uid_args;
+} gshmemx_init_attr_t;
+
+#define GSHMEMX_INIT_DEFAULT 0
+#define GSHMEMX_INIT_WITH_UNIQUEID 1
+
+/* How bad input on a call without a return value is handled. */
+enum gshmemx_error_mode {
+  GSHMEMX_ERROR_ABORT = 0, /* print the message and end the job (default) */
+  GSHMEMX_ERROR_THROW = 1  /* throw gshmem::Error (C++ callers only) */
+};
+
+#endif /* GSHMEM_TYPES_H */
