@@ -275,9 +275,9 @@ std::string format_bytes(uint64_t bytes) {
   static const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
   double v = double(bytes);
   int u = 0;
-  while (v >= 1024 && u < 4) v /= 1024, ++u;
+  while (v >= 1023.95 && u < 4) v /= 1024, ++u;
   char buf[48];
-  if (u == 0 || v == std::floor(v)) {
+  if (u == 0 || std::fabs(v - std::round(v)) < 0.05) {
     std::snprintf(buf, sizeof buf, "%.0f %s", v, units[u]);
   } else {
     std::snprintf(buf, sizeof buf, "%.1f %s", v, units[u]);

@@ -164,11 +164,14 @@ void host_bad_input(const DeviceContext& c, Site site, BadInput what, const void
             ((reinterpret_cast<uintptr_t>(addr) & 3) && c.heap.base ? " or is misaligned" : "");
       break;
     case BadInput::Size:
-      which = "nelems";
-      why = std::to_string(bytes) + (bytes > c.heap.size ? " bytes/elements overflow or exceed" :
-                                                          " bytes from " + arg + "=" + hex(addr) +
-                                                              " run past the end of") +
-            " the symmetric heap (" + format_bytes(c.heap.size) + ")";
+      which = "size";
+      if (bytes > c.heap.size) {
+        why = "size " + std::to_string(bytes) + " (bytes or elements) is larger than the " +
+              format_bytes(c.heap.size) + " symmetric heap or overflows";
+      } else {
+        why = std::to_string(bytes) + " bytes from " + arg + "=" + hex(addr) +
+              " run past the end of the symmetric heap";
+      }
       break;
     case BadInput::Stride:
       which = "stride";

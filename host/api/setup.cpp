@@ -157,7 +157,12 @@ void gshmemx_set_error_mode(int mode) { detail::set_error_mode(mode); }
 static void* heap_call(gshmem::SymmetricHeap::Op op, uint64_t bytes, uint64_t align, void* old,
                        const char* call) {
   Runtime* rt = rt_or_report(call);
-  return rt ? rt->heap().allocate(op, bytes, align, old, call) : nullptr;
+  if (!rt) return nullptr;
+  try {
+    return rt->heap().allocate(op, bytes, align, old, call);
+  } catch (const gshmem::Error& e) {
+    rt->fail(e);
+  }
 }
 
 void* gshmem_malloc(size_t size) {

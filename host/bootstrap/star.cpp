@@ -204,6 +204,14 @@ void Server::complete() {
   ++next_seq_;
 }
 
+void Server::drain(int rank) {
+  while (clients_[size_t(rank)].fd) {
+    pollfd p{clients_[size_t(rank)].fd.get(), POLLIN, 0};
+    if (::poll(&p, 1, 0) <= 0) return;
+    handle(p.fd);
+  }
+}
+
 void Server::drop(int rank) {
   Client& c = clients_[size_t(rank)];
   c.fd.reset();

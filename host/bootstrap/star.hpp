@@ -65,6 +65,8 @@ class Server {
   void collect_pollfds(std::vector<pollfd>* out) const;
   // Call for every fd of collect_pollfds that poll reported.
   void handle(int fd);
+  // Reads whatever a PE sent before it exited (its goodbye may still be queued).
+  void drain(int rank);
   // Tells every connected PE the job is ending: they print `why` and exit with `code`.
   void broadcast_failure(int code, const std::string& why);
 

@@ -99,22 +99,23 @@ void* SymmetricHeap::allocate(Op op, uint64_t bytes, uint64_t align, void* old, 
   }
   std::vector<Request> all(static_cast<size_t>(boot_.size()));
   boot_.allgather(&mine, all.data(), sizeof mine, call);
+  bool any_bad = false;
   for (int pe = 0; pe < boot_.size(); ++pe) {
     const Request& r = all[size_t(pe)];
-    if (!r.valid) {
-      if (pe != boot_.rank()) {
-        log::error("%s: PE %d passed a bad argument; the call did nothing on any PE", call, pe);
-      }
-      return nullptr;
+    if (r.op != mine.op || r.bytes != mine.bytes || r.align != mine.align || r.old != mine.old ||
+        r.valid != mine.valid) {
+      // The PEs are out of step: whatever they do next will not match either. End the job.
+      throw Error(GSHMEM_ERROR_INVALID_ARGUMENT, call, "",
+                  "asymmetric call: PE " + std::to_string(boot_.rank()) + " called " +
+                      describe(mine.op, mine.bytes, mine.align, mine.old) +
+                      (mine.valid ? "" : " with a bad argument") + ", PE " + std::to_string(pe) +
+                      " called " + describe(r.op, r.bytes, r.align, r.old) +
+                      (r.valid ? "" : " with a bad argument") +
+                      "; collective heap calls need the same arguments on every PE");
     }
-    if (r.op != mine.op || r.bytes != mine.bytes || r.align != mine.align || r.old != mine.old) {
-      log::error("%s: asymmetric call: PE %d called %s, PE %d called %s; the call did nothing on "
-                 "any PE (collective heap calls need the same arguments on every PE)",
-                 call, boot_.rank(), describe(mine.op, mine.bytes, mine.align, mine.old).c_str(), pe,
-                 describe(r.op, r.bytes, r.align, r.old).c_str());
-      return nullptr;
-    }
+    any_bad = any_bad || !r.valid;
   }
+  if (any_bad) return nullptr;  // the same bad argument everywhere: nothing happened anywhere
   void* result = apply(mine);
   if (!result && op != Op::Free && bytes) {
     log::error("%s: symmetric heap exhausted: asked for %s, largest free block %s, %s of %s in "

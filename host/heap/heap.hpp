@@ -36,8 +36,9 @@ class SymmetricHeap {
   // Internal space taken at init, in the same order on every PE (team sync words, scratch).
   uint64_t reserve(uint64_t bytes, uint64_t align, const char* what);
 
-  // Collective heap calls. Return nullptr (after printing why on every PE) on an asymmetric
-  // call, bad input or exhaustion; throw nothing.
+  // Collective heap calls. Return nullptr (after printing why) on bad input or exhaustion.
+  // Throw Error on an asymmetric call (different calls or arguments on different PEs): every PE
+  // detects it, and the PEs cannot continue in step.
   void* allocate(Op op, uint64_t bytes, uint64_t align, void* old, const char* call);
 
   const OffsetAllocator& allocator() const { return alloc_; }

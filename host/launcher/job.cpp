@@ -152,6 +152,7 @@ void Job::on_exit(int r, int wstatus) {
   pe.running = false;
   pe.status = wstatus;
   if (ending_) return;
+  server_->drain(r);
   bool connected = server_->ever_connected(r);
   bool finalized = server_->said_bye(r);
   std::string who = "PE " + std::to_string(r) + " (pid " + std::to_string(pe.pid) + ")";
