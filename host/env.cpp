@@ -57,6 +57,33 @@ const std::vector<EnvSpec> kRegistry = {
      "Names the node this PE is on; PEs with the same id map each other's memory. Default: the "
      "machine's boot id and network namespace. gshmemrun --ppn sets it to make virtual nodes.",
      false},
+    // Network transport
+    {"GSHMEM_FABRIC", EnvKind::Choice, "auto", "auto|on|off",
+     "Start the libfabric transport and its proxy thread: auto when some PE is on another "
+     "(virtual) node, on always, off never (then such PEs are unreachable).",
+     false},
+    {"GSHMEM_FABRIC_PROVIDER", EnvKind::String, "auto", nullptr,
+     "libfabric provider: auto (efa where present, else tcp;ofi_rxm, else sockets) or a name "
+     "fi_info lists.",
+     false},
+    {"GSHMEM_FABRIC_NIC", EnvKind::String, "", nullptr,
+     "libfabric domain (NIC) to use, e.g. eth0 or rdmap0s6-rdm (default: the one topology picks "
+     "for this PE, else the first non-loopback one).",
+     false},
+    {"GSHMEM_FABRIC_ATOMICS", EnvKind::Choice, "auto", "auto|native|emulated",
+     "Remote atomics: the provider's own (native, where it offers them) or messages applied by "
+     "the target's proxy with CPU atomics (emulated, as on EFA).",
+     false},
+    {"GSHMEM_FABRIC_INJECT", EnvKind::String, "", nullptr,
+     "Fault injection for tests: comma-separated reorder,delay hold back fabric operations and "
+     "completions and release them out of order.",
+     false},
+    {"GSHMEM_FABRIC_FORCE_MR_LOCAL", EnvKind::Bool, "0", nullptr,
+     "Treat the provider as requiring FI_MR_LOCAL (bounce unregistered buffers), as EFA does; "
+     "for tests.",
+     false},
+    {"GSHMEM_PROXY_RING", EnvKind::Int, "1024", nullptr,
+     "Commands in the proxy channel's ring (rounded up to a power of two).", false},
     // Diagnostics
     {"GSHMEM_DEBUG", EnvKind::Choice, "WARN", "NONE|WARN|INFO|TRACE",
      "Log level. Lines carry host, pid and PE.", false},

@@ -74,6 +74,14 @@ Runtime::Runtime(const gshmemx_init_attr_t* attr) {
   mesh_ = std::make_unique<NodeMesh>(*boot_, secret);
   heap_ = std::make_unique<SymmetricHeap>(*boot_, *mesh_, env.size("GSHMEM_SYMMETRIC_SIZE"));
   teams_ = std::make_unique<Teams>(ctx_, *heap_, boot_->size());
+  if (Network::wanted(mesh_->n_nodes())) {
+    network_ = std::make_unique<Network>(
+        *boot_, std::vector<FabricRegion>{{heap_->base(), heap_->size()}, {nullptr, 0}},
+        [this](const std::string& why) {
+          log::error("%s", why.c_str());
+          boot_->abort(1, "PE " + std::to_string(boot_->rank()) + ": " + why);
+        });
+  }
   build_context();
   teams_->init_predefined(boot_->rank(), mesh_->local_pes(), mesh_->local_pes());
   boot_->barrier("gshmem_init");
@@ -91,7 +99,7 @@ void Runtime::build_context() {
   ctx_.abort_flag = abort_.flag_address();
   ctx_.timeout_ns = uint64_t(env.seconds("GSHMEM_TIMEOUT") * 1e9);
   ctx_.teams = teams_->table();
-  ctx_.channel = nullptr;
+  ctx_.channel = network_ ? network_->channel() : nullptr;
   ctx_.host_runtime = this;
   bool oversubscribed = int(mesh_->local_pes().size()) > cpus_available();
   ctx_.flags = oversubscribed ? uint32_t(kCtxOversubscribed) : 0u;
@@ -100,13 +108,19 @@ void Runtime::build_context() {
 }
 
 Runtime::~Runtime() {
+  if (network_) network_->stop();
   if (!finalized_ && boot_) boot_->finalize();
 }
 
 void Runtime::finalize() {
   if (finalized_) return;
   barrier_all(ctx_, {"gshmem_finalize"});
+  quiet(ctx_);  // the barrier's own signals
+  // Every PE's operations are complete; the bootstrap barrier (which needs no fabric) makes sure
+  // no peer still needs this PE's proxy to progress before it stops.
   boot_->barrier("gshmem_finalize");
+  if (network_) network_->stop();
+  network_.reset();
   boot_->finalize();
   finalized_ = true;
 }

@@ -12,6 +12,7 @@
 #include "host/heap/heap.hpp"
 #include "host/team/teams.hpp"
 #include "transports/mapped/node_mesh.hpp"
+#include "transports/proxy/network.hpp"
 
 namespace gshmem {
 
@@ -34,6 +35,7 @@ class Runtime {
   NodeMesh& mesh() { return *mesh_; }
   SymmetricHeap& heap() { return *heap_; }
   Teams& teams() { return *teams_; }
+  Network* network() { return network_.get(); }
 
   // Reports an error the way the error mode says: throw it, or print it and end the job.
   [[noreturn]] void fail(const Error& e);
@@ -46,6 +48,7 @@ class Runtime {
   std::unique_ptr<NodeMesh> mesh_;
   std::unique_ptr<SymmetricHeap> heap_;
   std::unique_ptr<Teams> teams_;
+  std::unique_ptr<Network> network_;
   DeviceContext ctx_{};
   bool finalized_ = false;
 };

@@ -1,41 +1,227 @@
 // The producer side of the proxy channel: how device code (and CPU PEs) reach a peer whose heap
-// is not mapped here. Until a network transport is configured there is no channel, and any
-// operation on such a peer is reported as "no transport to PE n".
+// is not mapped here.
+//
+// The channel is a ring of fixed-size 64-byte commands in memory both the producers and the
+// proxy thread can reach (pinned host memory for GPUs). A producer takes a ticket with one atomic
+// add on `head`, waits while the ring is full (the proxy publishes how many tickets it has
+// consumed), fills the slot, and publishes it by storing seq = ticket + 1 with release. The seq is
+// the slot's phase: it differs on every lap, so the proxy needs no doorbell and can never mistake
+// last lap's command for this one. Data travels by reference (`local`), never through the ring.
+//
+// Blocking forms wait on a completion word the proxy sets to 1: for put, once the source may be
+// reused; for get and fetching atomics, once the data or result is in place; for quiet, once
+// everything issued before it is complete at its target.
 #pragma once
 
 #include "gshmem/device/amo_op.cuh"
 #include "gshmem/device/context.cuh"
+#include "gshmem/device/wait.cuh"
 
 namespace gshmem::detail {
+
+enum class CmdOp : uint8_t { Put = 1, Get, Amo, Signal, PutSignal, Fence, Quiet };
+
+// Operand types of remote atomics as they travel in a command.
+enum class AmoType : uint8_t { I32, U32, I64, U64, F32, F64 };
+
+template <class T>
+GSHMEM_HD constexpr AmoType amo_type_of() {
+  if constexpr (sizeof(T) == 4) {
+    return T(-1) < T(0) ? (T(0.5) != T(0) ? AmoType::F32 : AmoType::I32) : AmoType::U32;
+  } else {
+    return T(-1) < T(0) ? (T(0.5) != T(0) ? AmoType::F64 : AmoType::I64) : AmoType::U64;
+  }
+}
+
+struct alignas(64) Command {
+  uint64_t seq;  // ticket + 1, stored last with release
+  CmdOp op;
+  uint8_t segment;   // 0: heap, 1: static data
+  uint8_t amo_op;    // AmoOp; PutSignal: the signal operation (GSHMEM_SIGNAL_*)
+  uint8_t amo_type;  // AmoType; PutSignal: the signal's segment
+  int32_t pe;
+  uint64_t offset;  // remote offset in the segment
+  uint64_t local;   // put source, get destination, fetched result
+  uint64_t bytes;
+  uint64_t value;  // atomic operand, signal value
+  uint64_t cond;   // CompareSwap condition; PutSignal: the signal's offset
+  uint64_t flag;   // completion word to set to 1, or 0
+};
+static_assert(sizeof(Command) == 64, "one command per cache line");
+
+struct ChannelDevice {
+  Command* ring;
+  uint64_t mask;               // capacity - 1 (capacity is a power of two)
+  uint64_t* head;              // next ticket
+  const uint64_t* consumed;    // tickets the proxy has taken out of the ring
+  const uint64_t* quiet_done;  // every ticket below this one is complete at its target
+};
+
+// Nothing was pushed since the last completed quiet: fence and quiet have nothing to do.
+GSHMEM_HD GSHMEM_INLINE bool channel_idle(const ChannelDevice& ch) {
+  return atomic_ref<uint64_t>(*ch.head).load(acquire) ==
+         atomic_ref<uint64_t>(*const_cast<uint64_t*>(ch.quiet_done)).load(acquire);
+}
+
+template <class T>
+GSHMEM_HD GSHMEM_INLINE uint64_t to_bits(T v) {
+  uint64_t bits = 0;
+  static_assert(sizeof(T) <= sizeof(uint64_t));
+  __builtin_memcpy(&bits, &v, sizeof(T));
+  return bits;
+}
+template <class T>
+GSHMEM_HD GSHMEM_INLINE T from_bits(uint64_t bits) {
+  T v;
+  __builtin_memcpy(&v, &bits, sizeof(T));
+  return v;
+}
 
 GSHMEM_HD GSHMEM_INLINE void require_channel(const DeviceContext& c, Site s, int pe) {
   if (!c.channel) bad_input(c, s, BadInput::NoTransport, nullptr, 0, pe);
 }
 
-template <class G>
-GSHMEM_HD void channel_put(const DeviceContext& c, Remote, const void*, uint64_t, int pe, bool,
-                           Site s) {
-  require_channel(c, s, pe);
+// Enqueues one command (by one thread). Waits while the ring is full.
+GSHMEM_HD inline void channel_push(const DeviceContext& c, const Command& cmd, Site s) {
+  require_channel(c, s, cmd.pe);
+  ChannelDevice& ch = *c.channel;
+  uint64_t t = atomic_ref<uint64_t>(*ch.head).fetch_add(1, relaxed);
+  auto room = [&] {
+    return t - atomic_ref<uint64_t>(*const_cast<uint64_t*>(ch.consumed)).load(acquire) <= ch.mask;
+  };
+  wait_for(c, s, room);
+  Command* slot = &ch.ring[t & ch.mask];
+  slot->op = cmd.op;
+  slot->segment = cmd.segment;
+  slot->amo_op = cmd.amo_op;
+  slot->amo_type = cmd.amo_type;
+  slot->pe = cmd.pe;
+  slot->offset = cmd.offset;
+  slot->local = cmd.local;
+  slot->bytes = cmd.bytes;
+  slot->value = cmd.value;
+  slot->cond = cmd.cond;
+  slot->flag = cmd.flag;
+  atomic_ref<uint64_t>(slot->seq).store(t + 1, release);
 }
-template <class G>
-GSHMEM_HD void channel_get(const DeviceContext& c, Remote, void*, uint64_t, int pe, bool, Site s) {
-  require_channel(c, s, pe);
+
+// Enqueues and waits for the proxy to set the command's completion word.
+GSHMEM_HD inline void channel_call(const DeviceContext& c, Command cmd, Site s) {
+  uint64_t done = 0;
+  cmd.flag = reinterpret_cast<uintptr_t>(&done);
+  channel_push(c, cmd, s);
+  wait_for(c, s, [&] { return atomic_ref<uint64_t>(done).load(acquire) != 0; });
 }
+
+GSHMEM_HD GSHMEM_INLINE Command make_command(CmdOp op, Remote r, int pe) {
+  Command cmd{};
+  cmd.op = op;
+  cmd.segment = uint8_t(r.segment);
+  cmd.pe = pe;
+  cmd.offset = r.offset;
+  return cmd;
+}
+
+template <class G>
+GSHMEM_HD void channel_put(const DeviceContext& c, Remote r, const void* src, uint64_t bytes,
+                           int pe, bool blocking, Site s) {
+  if (G::rank() == 0) {
+    Command cmd = make_command(CmdOp::Put, r, pe);
+    cmd.local = reinterpret_cast<uintptr_t>(src);
+    cmd.bytes = bytes;
+    if (blocking) {
+      channel_call(c, cmd, s);
+    } else {
+      channel_push(c, cmd, s);
+    }
+  }
+  G::sync();
+}
+
+template <class G>
+GSHMEM_HD void channel_get(const DeviceContext& c, Remote r, void* dst, uint64_t bytes, int pe,
+                           bool blocking, Site s) {
+  if (G::rank() == 0) {
+    Command cmd = make_command(CmdOp::Get, r, pe);
+    cmd.local = reinterpret_cast<uintptr_t>(dst);
+    cmd.bytes = bytes;
+    if (blocking) {
+      channel_call(c, cmd, s);
+    } else {
+      channel_push(c, cmd, s);
+    }
+  }
+  G::sync();
+}
+
+template <AmoOp Op>
+GSHMEM_HD constexpr bool amo_fetches() {
+  return Op == AmoOp::Fetch || Op == AmoOp::Swap || Op == AmoOp::CompareSwap ||
+         Op == AmoOp::FetchAdd || Op == AmoOp::FetchInc || Op == AmoOp::FetchAnd ||
+         Op == AmoOp::FetchOr || Op == AmoOp::FetchXor;
+}
+
 template <AmoOp Op, class T>
-GSHMEM_HD T channel_amo(const DeviceContext& c, Remote, T, T, int pe, Site s) {
-  require_channel(c, s, pe);
-  return T();
+GSHMEM_HD T channel_amo(const DeviceContext& c, Remote r, T value, T cond, int pe, Site s) {
+  Command cmd = make_command(CmdOp::Amo, r, pe);
+  cmd.amo_op = uint8_t(Op);
+  cmd.amo_type = uint8_t(amo_type_of<T>());
+  cmd.value = to_bits(Op == AmoOp::Inc || Op == AmoOp::FetchInc ? T(1) : value);
+  cmd.cond = to_bits(cond);
+  cmd.bytes = sizeof(T);
+  if constexpr (amo_fetches<Op>()) {
+    uint64_t result = 0;
+    cmd.local = reinterpret_cast<uintptr_t>(&result);
+    channel_call(c, cmd, s);
+    return from_bits<T>(result);
+  } else {
+    channel_push(c, cmd, s);
+    return T();
+  }
 }
-GSHMEM_HD inline void channel_signal(const DeviceContext& c, Remote, uint64_t, int, int pe,
-                                     Site s) {
-  require_channel(c, s, pe);
+
+GSHMEM_HD inline void channel_signal(const DeviceContext& c, Remote r, uint64_t value, int op,
+                                     int pe, Site s) {
+  Command cmd = make_command(CmdOp::Signal, r, pe);
+  cmd.amo_op = uint8_t(op);
+  cmd.value = value;
+  cmd.bytes = sizeof(uint64_t);
+  channel_push(c, cmd, s);
 }
+
 template <class G>
-GSHMEM_HD void channel_put_signal(const DeviceContext& c, Remote, const void*, uint64_t, Remote,
-                                  uint64_t, int, int pe, bool, Site s) {
-  require_channel(c, s, pe);
+GSHMEM_HD void channel_put_signal(const DeviceContext& c, Remote data, const void* src,
+                                  uint64_t bytes, Remote sig, uint64_t value, int op, int pe,
+                                  bool blocking, Site s) {
+  if (G::rank() == 0) {
+    Command cmd = make_command(CmdOp::PutSignal, data, pe);
+    cmd.local = reinterpret_cast<uintptr_t>(src);
+    cmd.bytes = bytes;
+    cmd.amo_op = uint8_t(op);
+    cmd.amo_type = uint8_t(sig.segment);
+    cmd.value = value;
+    cmd.cond = sig.offset;
+    if (blocking) {
+      channel_call(c, cmd, s);
+    } else {
+      channel_push(c, cmd, s);
+    }
+  }
+  G::sync();
 }
-GSHMEM_HD inline void channel_fence(const DeviceContext&) {}
-GSHMEM_HD inline void channel_quiet(const DeviceContext&) {}
+
+GSHMEM_HD inline void channel_fence(const DeviceContext& c) {
+  if (channel_idle(*c.channel)) return;
+  Command cmd{};
+  cmd.op = CmdOp::Fence;
+  channel_push(c, cmd, {"gshmem_fence"});
+}
+
+GSHMEM_HD inline void channel_quiet(const DeviceContext& c) {
+  if (channel_idle(*c.channel)) return;
+  Command cmd{};
+  cmd.op = CmdOp::Quiet;
+  channel_call(c, cmd, {"gshmem_quiet"});
+}
 
 }  // namespace gshmem::detail

@@ -1,0 +1,436 @@
+#include "transports/fabric/fabric.hpp"
+
+#include <rdma/fi_cm.h>
+#include <rdma/fi_errno.h>
+#include <rdma/fi_rma.h>
+
+#include <algorithm>
+#include <cstring>
+
+#include "gshmem/gshmem.hpp"
+#include "host/env.hpp"
+#include "host/log.hpp"
+
+namespace gshmem {
+
+namespace {
+
+constexpr uint32_t kApiVersion = FI_VERSION(1, 9);
+constexpr size_t kNameBytes = 256;
+
+uint64_t mr_modes_we_handle() {
+  return FI_MR_LOCAL | FI_MR_VIRT_ADDR | FI_MR_ALLOCATED | FI_MR_PROV_KEY | FI_MR_ENDPOINT;
+}
+
+fi_info* make_hints(const std::string& provider, bool atomics) {
+  fi_info* h = fi_allocinfo();
+  h->ep_attr->type = FI_EP_RDM;
+  h->caps = FI_RMA | FI_READ | FI_WRITE | FI_REMOTE_READ | FI_REMOTE_WRITE | FI_MSG | FI_SEND |
+            FI_RECV | (atomics ? FI_ATOMIC : 0);
+  h->mode = FI_CONTEXT | FI_CONTEXT2;
+  h->domain_attr->mr_mode = int(mr_modes_we_handle());
+  h->domain_attr->threading = FI_THREAD_DOMAIN;
+  h->domain_attr->av_type = FI_AV_TABLE;
+  h->tx_attr->op_flags = FI_DELIVERY_COMPLETE;
+  h->fabric_attr->prov_name = strdup(provider.c_str());
+  return h;
+}
+
+// fi_getinfo for one provider, with atomics if it has them. nullptr when it is not usable here.
+fi_info* query(const std::string& provider, bool* atomics) {
+  for (bool want_atomics : {true, false}) {
+    fi_info* hints = make_hints(provider, want_atomics);
+    fi_info* info = nullptr;
+    int rc = fi_getinfo(kApiVersion, nullptr, nullptr, 0, hints, &info);
+    fi_freeinfo(hints);
+    if (rc == 0 && info) {
+      *atomics = want_atomics;
+      return info;
+    }
+  }
+  return nullptr;
+}
+
+std::vector<std::string> candidates(const std::string& wanted) {
+  if (wanted.empty() || wanted == "auto") return {"efa", "tcp;ofi_rxm", "sockets"};
+  return {wanted};
+}
+
+FabricDescription describe_info(const fi_info* i, bool atomics) {
+  FabricDescription d;
+  d.provider = i->fabric_attr->prov_name;
+  d.fabric = i->fabric_attr->name;
+  d.domain = i->domain_attr->name;
+  uint64_t caps = i->caps;
+  d.caps = fi_tostr(&caps, FI_TYPE_CAPS);
+  int mr = i->domain_attr->mr_mode;
+  d.mr_mode = fi_tostr(&mr, FI_TYPE_MR_MODE);
+  if (d.mr_mode.empty()) d.mr_mode = "(none required)";
+  d.atomics = atomics;
+  d.delivery_complete = (i->tx_attr->op_flags & FI_DELIVERY_COMPLETE) != 0;
+  d.inject_size = i->tx_attr->inject_size;
+  d.progress = i->domain_attr->data_progress == FI_PROGRESS_MANUAL ? "manual" : "auto";
+  return d;
+}
+
+fi_datatype fi_type(detail::AmoType t) {
+  switch (t) {
+    case detail::AmoType::I32: return FI_INT32;
+    case detail::AmoType::U32: return FI_UINT32;
+    case detail::AmoType::I64: return FI_INT64;
+    case detail::AmoType::U64: return FI_UINT64;
+    case detail::AmoType::F32: return FI_FLOAT;
+    case detail::AmoType::F64: return FI_DOUBLE;
+  }
+  return FI_UINT64;
+}
+
+enum class Form { Plain, Fetch, Compare };
+
+struct FiOp {
+  fi_op op;
+  Form form;
+};
+
+FiOp fi_op_of(AmoOp op) {
+  switch (op) {
+    case AmoOp::Fetch: return {FI_ATOMIC_READ, Form::Fetch};
+    case AmoOp::Set: return {FI_ATOMIC_WRITE, Form::Plain};
+    case AmoOp::Swap: return {FI_ATOMIC_WRITE, Form::Fetch};
+    case AmoOp::CompareSwap: return {FI_CSWAP, Form::Compare};
+    case AmoOp::FetchAdd:
+    case AmoOp::FetchInc: return {FI_SUM, Form::Fetch};
+    case AmoOp::Add:
+    case AmoOp::Inc: return {FI_SUM, Form::Plain};
+    case AmoOp::FetchAnd: return {FI_BAND, Form::Fetch};
+    case AmoOp::And: return {FI_BAND, Form::Plain};
+    case AmoOp::FetchOr: return {FI_BOR, Form::Fetch};
+    case AmoOp::Or: return {FI_BOR, Form::Plain};
+    case AmoOp::FetchXor: return {FI_BXOR, Form::Fetch};
+    case AmoOp::Xor: return {FI_BXOR, Form::Plain};
+  }
+  return {FI_SUM, Form::Plain};
+}
+
+[[noreturn]] void fail(const std::string& what, int rc) {
+  throw Error(GSHMEM_ERROR_TRANSPORT, "fabric", "",
+              what + ": " + fi_strerror(rc < 0 ? -rc : rc));
+}
+
+uint64_t now_ns() { return detail::now_ns(); }
+
+}  // namespace
+
+std::vector<FabricDescription> Fabric::describe(const std::string& wanted) {
+  std::vector<FabricDescription> out;
+  for (const std::string& p : candidates(wanted)) {
+    bool atomics = false;
+    fi_info* info = query(p, &atomics);
+    for (fi_info* i = info; i; i = i->next) out.push_back(describe_info(i, atomics));
+    if (info) fi_freeinfo(info);
+    if (!out.empty()) break;
+  }
+  return out;
+}
+
+Fabric::Fabric(Bootstrap& boot, const FabricOptions& options,
+               const std::vector<FabricRegion>& regions, size_t symmetric)
+    : options_(options), my_pe_(boot.rank()), regions_(regions), rng_(uint64_t(now_ns()) ^ uint64_t(boot.rank())) {
+  bool atomics = false;
+  fi_info* all = nullptr;
+  std::string tried;
+  for (const std::string& p : candidates(options.provider)) {
+    if ((all = query(p, &atomics))) break;
+    tried += (tried.empty() ? "" : ", ") + p;
+  }
+  if (!all) {
+    throw Error(GSHMEM_ERROR_TRANSPORT, "gshmem_init", "GSHMEM_FABRIC_PROVIDER",
+                "no usable libfabric RDM provider (tried " + tried +
+                    "); set GSHMEM_FABRIC_PROVIDER to one fi_info lists");
+  }
+  // One domain (NIC): the one asked for, else the first that is not loopback.
+  fi_info* pick = nullptr;
+  for (fi_info* i = all; i && !pick; i = i->next) {
+    std::string d = i->domain_attr->name;
+    if (!options.nic.empty() ? d == options.nic : d != "lo") pick = i;
+  }
+  if (!pick && !options.nic.empty()) {
+    std::string names;
+    for (fi_info* i = all; i; i = i->next) names += std::string(" ") + i->domain_attr->name;
+    fi_freeinfo(all);
+    throw Error(GSHMEM_ERROR_TRANSPORT, "gshmem_init", "GSHMEM_FABRIC_NIC",
+                "no domain named \"" + options.nic + "\"; the provider offers:" + names);
+  }
+  if (!pick) pick = all;
+  info_ = fi_dupinfo(pick);
+  fi_freeinfo(all);
+  desc_ = describe_info(info_, atomics);
+
+  // Every PE must speak the same provider.
+  char mine[64] = {};
+  std::strncpy(mine, desc_.provider.c_str(), sizeof mine - 1);
+  std::vector<char> provs(64 * size_t(boot.size()));
+  boot.allgather(mine, provs.data(), sizeof mine, "gshmem_init (fabric provider)");
+  for (int pe = 0; pe < boot.size(); ++pe) {
+    if (std::strncmp(provs.data() + 64 * pe, mine, sizeof mine) != 0) {
+      throw Error(GSHMEM_ERROR_TRANSPORT, "gshmem_init", "GSHMEM_FABRIC_PROVIDER",
+                  "PE " + std::to_string(pe) + " uses provider " + (provs.data() + 64 * pe) +
+                      ", this PE " + mine + "; set GSHMEM_FABRIC_PROVIDER the same everywhere");
+    }
+  }
+
+  uint64_t mr_mode = uint64_t(info_->domain_attr->mr_mode);
+  local_mr_ = (mr_mode & FI_MR_LOCAL) || options.force_mr_local;
+  virt_addr_ = mr_mode & FI_MR_VIRT_ADDR;
+  int rc;
+  if ((rc = fi_fabric(info_->fabric_attr, &fabric_, nullptr))) fail("fi_fabric", rc);
+  if ((rc = fi_domain(fabric_, info_, &domain_, nullptr))) fail("fi_domain", rc);
+  fi_cq_attr cq_attr{};
+  cq_attr.format = FI_CQ_FORMAT_MSG;
+  cq_attr.size = 4096;
+  if ((rc = fi_cq_open(domain_, &cq_attr, &cq_, nullptr))) fail("fi_cq_open", rc);
+  fi_av_attr av_attr{};
+  av_attr.type = FI_AV_TABLE;
+  av_attr.count = size_t(boot.size());
+  if ((rc = fi_av_open(domain_, &av_attr, &av_, nullptr))) fail("fi_av_open", rc);
+  if ((rc = fi_endpoint(domain_, info_, &ep_, nullptr))) fail("fi_endpoint", rc);
+  if ((rc = fi_ep_bind(ep_, &cq_->fid, FI_TRANSMIT | FI_RECV))) fail("fi_ep_bind(cq)", rc);
+  if ((rc = fi_ep_bind(ep_, &av_->fid, 0))) fail("fi_ep_bind(av)", rc);
+  if ((rc = fi_enable(ep_))) fail("fi_enable", rc);
+
+  for (size_t r = 0; r < regions_.size(); ++r) {
+    fid_mr* mr = nullptr;
+    if (!regions_[r].size) {  // a segment this PE does not have (no static data, say)
+      mrs_.push_back(nullptr);
+      continue;
+    }
+    uint64_t access = FI_READ | FI_WRITE | FI_REMOTE_READ | FI_REMOTE_WRITE | FI_SEND | FI_RECV;
+    rc = fi_mr_reg(domain_, regions_[r].base, regions_[r].size, access, 0, uint64_t(r + 1), 0, &mr,
+                   nullptr);
+    if (rc) fail("fi_mr_reg(" + format_bytes(regions_[r].size) + ")", rc);
+    if (mr_mode & FI_MR_ENDPOINT) {
+      if ((rc = fi_mr_bind(mr, &ep_->fid, 0))) fail("fi_mr_bind", rc);
+      if ((rc = fi_mr_enable(mr))) fail("fi_mr_enable", rc);
+    }
+    mrs_.push_back(mr);
+  }
+
+  // Exchange endpoint names, and keys and bases of the symmetric regions.
+  struct Card {
+    uint64_t name_len;
+    char name[kNameBytes];
+    uint64_t key[4];
+    uint64_t base[4];
+  };
+  if (symmetric > 4) throw Error(GSHMEM_ERROR_INTERNAL, "gshmem_init", "", "too many segments");
+  Card card{};
+  card.name_len = kNameBytes;
+  if ((rc = fi_getname(&ep_->fid, card.name, &card.name_len))) fail("fi_getname", rc);
+  for (size_t s = 0; s < symmetric; ++s) {
+    card.key[s] = mrs_[s] ? fi_mr_key(mrs_[s]) : 0;
+    card.base[s] = reinterpret_cast<uintptr_t>(regions_[s].base);
+  }
+  std::vector<Card> cards(static_cast<size_t>(boot.size()));
+  boot.allgather(&card, cards.data(), sizeof card, "gshmem_init (fabric addresses)");
+  addrs_.assign(cards.size(), FI_ADDR_UNSPEC);
+  keys_.resize(cards.size());
+  bases_.resize(cards.size());
+  for (size_t pe = 0; pe < cards.size(); ++pe) {
+    if (fi_av_insert(av_, cards[pe].name, 1, &addrs_[pe], 0, nullptr) != 1) {
+      fail("fi_av_insert(PE " + std::to_string(pe) + ")", -FI_EINVAL);
+    }
+    keys_[pe].assign(cards[pe].key, cards[pe].key + symmetric);
+    bases_[pe].assign(cards[pe].base, cards[pe].base + symmetric);
+  }
+  GSHMEM_INFO(TRANSPORT, "fabric: provider %s, domain %s, mr_mode %s, atomics %s",
+              desc_.provider.c_str(), desc_.domain.c_str(), desc_.mr_mode.c_str(),
+              desc_.atomics ? "native" : "emulated");
+}
+
+Fabric::~Fabric() {
+  if (ep_) fi_close(&ep_->fid);
+  for (fid_mr* mr : mrs_) {
+    if (mr) fi_close(&mr->fid);
+  }
+  if (av_) fi_close(&av_->fid);
+  if (cq_) fi_close(&cq_->fid);
+  if (domain_) fi_close(&domain_->fid);
+  if (fabric_) fi_close(&fabric_->fid);
+  if (info_) fi_freeinfo(info_);
+}
+
+bool Fabric::native_atomic(detail::AmoType type, AmoOp op) const {
+  if (!desc_.atomics) return false;
+  FiOp f = fi_op_of(op);
+  size_t count = 0;
+  fi_datatype dt = fi_type(type);
+  switch (f.form) {
+    case Form::Plain: return fi_atomicvalid(ep_, dt, f.op, &count) == 0;
+    case Form::Fetch: return fi_fetch_atomicvalid(ep_, dt, f.op, &count) == 0;
+    case Form::Compare: return fi_compare_atomicvalid(ep_, dt, f.op, &count) == 0;
+  }
+  return false;
+}
+
+void* Fabric::desc(const void* p, size_t bytes) const {
+  auto a = reinterpret_cast<uintptr_t>(p);
+  for (size_t r = 0; r < regions_.size(); ++r) {
+    auto b = reinterpret_cast<uintptr_t>(regions_[r].base);
+    if (mrs_[r] && a >= b && a + bytes <= b + regions_[r].size) return fi_mr_desc(mrs_[r]);
+  }
+  if (local_mr_) {
+    throw Error(GSHMEM_ERROR_INTERNAL, "fabric", "",
+                "a local buffer outside the registered regions reached the provider");
+  }
+  return nullptr;
+}
+
+uint64_t Fabric::remote_addr(int pe, int segment, uint64_t offset) const {
+  return virt_addr_ ? bases_[size_t(pe)][size_t(segment)] + offset : offset;
+}
+
+uint64_t Fabric::jitter() {
+  return options_.inject_delay ? rng_() % 200000 : 0;  // up to 200 us
+}
+
+void Fabric::post(std::function<int()> op, const char* what, int pe) {
+  ++in_flight_;
+  if (options_.inject_delay || options_.inject_reorder) {
+    held_.push_back({std::move(op), now_ns() + jitter()});
+    return;
+  }
+  for (;;) {
+    int rc = op();
+    if (rc == 0) return;
+    if (rc != -FI_EAGAIN) fail(std::string(what) + " to PE " + std::to_string(pe), rc);
+    // The provider is out of resources: make progress (completions are kept for later).
+    read_cq(nullptr);
+  }
+}
+
+void Fabric::write(int pe, int segment, uint64_t offset, const void* src, size_t bytes, void* ctx) {
+  void* d = desc(src, bytes);
+  uint64_t addr = remote_addr(pe, segment, offset), key = keys_[size_t(pe)][size_t(segment)];
+  fi_addr_t dest = addrs_[size_t(pe)];
+  post([=, this] { return int(fi_write(ep_, src, bytes, d, dest, addr, key, ctx)); }, "fi_write",
+       pe);
+}
+
+void Fabric::read(int pe, int segment, uint64_t offset, void* dst, size_t bytes, void* ctx) {
+  void* d = desc(dst, bytes);
+  uint64_t addr = remote_addr(pe, segment, offset), key = keys_[size_t(pe)][size_t(segment)];
+  fi_addr_t dest = addrs_[size_t(pe)];
+  post([=, this] { return int(fi_read(ep_, dst, bytes, d, dest, addr, key, ctx)); }, "fi_read",
+       pe);
+}
+
+void Fabric::atomic(int pe, int segment, uint64_t offset, detail::AmoType type, AmoOp op,
+                    const void* operand, const void* compare, void* result, void* ctx) {
+  FiOp f = fi_op_of(op);
+  fi_datatype dt = fi_type(type);
+  void* od = desc(operand, 8);
+  void* cd = compare ? desc(compare, 8) : nullptr;
+  void* rd = result ? desc(result, 8) : nullptr;
+  uint64_t addr = remote_addr(pe, segment, offset), key = keys_[size_t(pe)][size_t(segment)];
+  fi_addr_t dest = addrs_[size_t(pe)];
+  switch (f.form) {
+    case Form::Plain:
+      post([=, this] { return int(fi_atomic(ep_, operand, 1, od, dest, addr, key, dt, f.op, ctx)); },
+           "fi_atomic", pe);
+      break;
+    case Form::Fetch:
+      post([=, this] {
+        return int(fi_fetch_atomic(ep_, operand, 1, od, result, rd, dest, addr, key, dt, f.op, ctx));
+      }, "fi_fetch_atomic", pe);
+      break;
+    case Form::Compare:
+      post([=, this] {
+        return int(fi_compare_atomic(ep_, operand, 1, od, compare, cd, result, rd, dest, addr, key,
+                                     dt, f.op, ctx));
+      }, "fi_compare_atomic", pe);
+      break;
+  }
+}
+
+void Fabric::send(int pe, const void* buf, size_t bytes, void* ctx) {
+  void* d = desc(buf, bytes);
+  fi_addr_t dest = addrs_[size_t(pe)];
+  post([=, this] { return int(fi_send(ep_, buf, bytes, d, dest, ctx)); }, "fi_send", pe);
+}
+
+void Fabric::recv(void* buf, size_t bytes, void* ctx) {
+  void* d = desc(buf, bytes);
+  int rc;
+  while ((rc = int(fi_recv(ep_, buf, bytes, d, FI_ADDR_UNSPEC, ctx))) == -FI_EAGAIN) {
+    read_cq(nullptr);
+  }
+  if (rc) fail("fi_recv", rc);
+}
+
+int Fabric::read_cq(const Done& done) {
+  int delivered = 0;
+  bool hold = options_.inject_delay || options_.inject_reorder;
+  for (;;) {
+    fi_cq_msg_entry entries[16];
+    ssize_t n = fi_cq_read(cq_, entries, 16);
+    if (n == -FI_EAGAIN) break;
+    if (n == -FI_EAVAIL) {
+      fi_cq_err_entry err{};
+      fi_cq_readerr(cq_, &err, 0);
+      char buf[256];
+      const char* why = fi_cq_strerror(cq_, err.prov_errno, err.err_data, buf, sizeof buf);
+      std::string msg = std::string(fi_strerror(err.err)) + " (" + (why ? why : "?") + ")";
+      if (!(err.flags & FI_RECV)) --in_flight_;
+      held_done_.push_back({err.op_context, false, msg, 0});
+      continue;
+    }
+    if (n < 0) fail("fi_cq_read", int(n));
+    for (ssize_t i = 0; i < n; ++i) {
+      if (!(entries[i].flags & FI_RECV)) --in_flight_;
+      if (hold || !done) {
+        held_done_.push_back({entries[i].op_context, true, "", hold ? now_ns() + jitter() : 0});
+      } else {
+        done(entries[i].op_context, true, "");
+        ++delivered;
+      }
+    }
+    if (n < 16) break;
+  }
+  return delivered;
+}
+
+int Fabric::progress(const Done& done) {
+  // Fault injection: post some held operations, in random order when asked to.
+  if (!held_.empty()) {
+    uint64_t now = now_ns();
+    size_t budget = held_.size();
+    while (budget-- && !held_.empty()) {
+      size_t k = options_.inject_reorder ? size_t(rng_() % held_.size()) : 0;
+      if (held_[k].not_before > now) continue;
+      int rc = held_[k].post();
+      if (rc == -FI_EAGAIN) break;
+      if (rc) fail("posting a held operation", rc);
+      held_.erase(held_.begin() + long(k));
+    }
+  }
+  int delivered = read_cq(done);
+  if (!held_done_.empty()) {
+    uint64_t now = now_ns();
+    if (options_.inject_reorder) std::shuffle(held_done_.begin(), held_done_.end(), rng_);
+    std::vector<HeldCompletion> later;
+    std::vector<HeldCompletion> ready;
+    ready.swap(held_done_);
+    for (auto& h : ready) {
+      if (h.not_before > now) {
+        later.push_back(std::move(h));
+      } else {
+        done(h.ctx, h.ok, h.why);
+        ++delivered;
+      }
+    }
+    for (auto& h : later) held_done_.push_back(std::move(h));
+  }
+  return delivered;
+}
+
+}  // namespace gshmem

@@ -1,0 +1,130 @@
+// The libfabric RDM transport: one endpoint per PE, an address vector of every PE, the symmetric
+// segments registered for remote access, and posting with retry on -FI_EAGAIN. It knows nothing
+// of commands, fence or quiet: the proxy builds those on top of completions, assuming nothing
+// about the order in which operations land (EFA's SRD delivers reliably but unordered).
+//
+// Every operation is posted with FI_DELIVERY_COMPLETE: its completion means the data is visible
+// at the target. That one rule is what makes put-with-signal, fence and quiet correct on an
+// unordered network.
+#pragma once
+
+#include <rdma/fabric.h>
+#include <rdma/fi_atomic.h>
+#include <rdma/fi_domain.h>
+#include <rdma/fi_endpoint.h>
+
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "gshmem/device/amo_op.cuh"
+#include "gshmem/device/channel.cuh"
+#include "host/bootstrap/bootstrap.hpp"
+
+namespace gshmem {
+
+struct FabricOptions {
+  std::string provider;  // "auto", or a libfabric provider name such as "tcp;ofi_rxm"
+  std::string nic;       // domain to use (e.g. "eth0"); empty: the best non-loopback one
+  bool force_mr_local = false;  // behave as if the provider required FI_MR_LOCAL (tests)
+  bool inject_reorder = false;  // fault injection: post held operations in random order
+  bool inject_delay = false;    // fault injection: hold posts and completions for a while
+};
+
+// A local memory region to register: the symmetric heap, the program's static data, the proxy's
+// bounce buffers.
+struct FabricRegion {
+  char* base;
+  uint64_t size;
+};
+
+// What fi_getinfo offers, for gshmem-info and the tests.
+struct FabricDescription {
+  std::string provider, fabric, domain;
+  std::string caps, mr_mode;
+  bool atomics = false;
+  bool delivery_complete = false;
+  size_t inject_size = 0;
+  std::string progress;
+};
+
+class Fabric {
+ public:
+  // The provider GSHMEM_FABRIC_PROVIDER (or `wanted`) resolves to here, and the domains it offers.
+  static std::vector<FabricDescription> describe(const std::string& wanted);
+
+  // Collective over `boot`: opens the provider, registers `regions` (the first `symmetric` of
+  // them are symmetric: their addresses and keys are exchanged), and builds the address vector.
+  Fabric(Bootstrap& boot, const FabricOptions& options, const std::vector<FabricRegion>& regions,
+         size_t symmetric);
+  ~Fabric();
+  Fabric(const Fabric&) = delete;
+  Fabric& operator=(const Fabric&) = delete;
+
+  const FabricDescription& description() const { return desc_; }
+  bool needs_local_mr() const { return local_mr_; }
+  // Whether the provider applies this atomic itself (else the proxy emulates it with messages).
+  bool native_atomic(detail::AmoType type, AmoOp op) const;
+
+  // Posts; `ctx` points at a caller-owned fi_context2 that comes back in the completion.
+  // Buffers outside the registered regions are allowed only when !needs_local_mr().
+  void write(int pe, int segment, uint64_t offset, const void* src, size_t bytes, void* ctx);
+  void read(int pe, int segment, uint64_t offset, void* dst, size_t bytes, void* ctx);
+  // op/type as in the channel; operand, compare and result are 8-byte slots in registered memory.
+  void atomic(int pe, int segment, uint64_t offset, detail::AmoType type, AmoOp op,
+              const void* operand, const void* compare, void* result, void* ctx);
+  void send(int pe, const void* buf, size_t bytes, void* ctx);
+  void recv(void* buf, size_t bytes, void* ctx);
+
+  // Drains the completion queue (and, under fault injection, releases held posts and
+  // completions). Calls done(ctx, ok, message) for each; a failed operation reports why.
+  // Returns how many completions were delivered.
+  using Done = std::function<void(void* ctx, bool ok, const std::string& why)>;
+  int progress(const Done& done);
+  // Operations posted (or held) whose completion has not been delivered yet.
+  size_t in_flight() const { return in_flight_; }
+
+ private:
+  struct Held {
+    std::function<int()> post;  // returns 0 or -FI_EAGAIN
+    uint64_t not_before;
+  };
+  struct HeldCompletion {
+    void* ctx;
+    bool ok;
+    std::string why;
+    uint64_t not_before;
+  };
+
+  void post(std::function<int()> op, const char* what, int pe);
+  void* desc(const void* p, size_t bytes) const;
+  uint64_t remote_addr(int pe, int segment, uint64_t offset) const;
+  int read_cq(const Done& done);
+  uint64_t jitter();
+
+  FabricOptions options_;
+  FabricDescription desc_;
+  int my_pe_ = 0;
+  fi_info* info_ = nullptr;
+  fid_fabric* fabric_ = nullptr;
+  fid_domain* domain_ = nullptr;
+  fid_ep* ep_ = nullptr;
+  fid_av* av_ = nullptr;
+  fid_cq* cq_ = nullptr;
+  bool local_mr_ = false;
+  bool virt_addr_ = false;
+  std::vector<FabricRegion> regions_;
+  std::vector<fid_mr*> mrs_;
+  std::vector<fi_addr_t> addrs_;              // by PE
+  std::vector<std::vector<uint64_t>> keys_;   // by PE, then segment
+  std::vector<std::vector<uint64_t>> bases_;  // by PE, then segment
+  size_t in_flight_ = 0;
+  std::deque<Held> held_;
+  std::vector<HeldCompletion> held_done_;
+  std::mt19937_64 rng_;
+};
+
+}  // namespace gshmem

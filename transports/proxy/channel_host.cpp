@@ -1,0 +1,39 @@
+#include "transports/proxy/channel_host.hpp"
+
+#include <cstdlib>
+#include <cstring>
+#include <new>
+
+namespace gshmem {
+
+ChannelHost::ChannelHost(size_t capacity) {
+  size_t cap = 1;
+  while (cap < capacity) cap <<= 1;
+  ring_ = static_cast<detail::Command*>(std::aligned_alloc(64, cap * sizeof(detail::Command)));
+  if (!ring_) throw std::bad_alloc();
+  std::memset(static_cast<void*>(ring_), 0, cap * sizeof(detail::Command));
+  device_.ring = ring_;
+  device_.mask = cap - 1;
+  device_.head = &head_.value;
+  device_.consumed = &consumed_.value;
+  device_.quiet_done = &quiet_done_.value;
+}
+
+ChannelHost::~ChannelHost() { std::free(ring_); }
+
+const detail::Command* ChannelHost::peek() const {
+  const detail::Command* slot = &ring_[tail_ & device_.mask];
+  uint64_t seq = detail::atomic_ref<uint64_t>(const_cast<detail::Command*>(slot)->seq).load(detail::acquire);
+  return seq == tail_ + 1 ? slot : nullptr;
+}
+
+void ChannelHost::pop() {
+  ++tail_;
+  detail::atomic_ref<uint64_t>(consumed_.value).store(tail_, detail::release);
+}
+
+void ChannelHost::mark_quiet_done(uint64_t ticket) {
+  detail::atomic_ref<uint64_t>(quiet_done_.value).store(ticket, detail::release);
+}
+
+}  // namespace gshmem

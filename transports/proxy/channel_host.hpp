@@ -1,0 +1,43 @@
+// The host side of the proxy channel: owns the ring and its counters, and is the (single)
+// consumer. The producer side is inline device code in gshmem/device/channel.cuh.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+
+#include "gshmem/device/channel.cuh"
+
+namespace gshmem {
+
+class ChannelHost {
+ public:
+  // capacity: commands in the ring, rounded up to a power of two.
+  explicit ChannelHost(size_t capacity);
+  ~ChannelHost();
+  ChannelHost(const ChannelHost&) = delete;
+  ChannelHost& operator=(const ChannelHost&) = delete;
+
+  // What producers use (goes into the DeviceContext).
+  detail::ChannelDevice* device() { return &device_; }
+
+  // Consumer side, proxy thread only. peek() returns the next published command or nullptr;
+  // pop() hands its slot back to the producers. ticket() is the ticket of the peeked command.
+  const detail::Command* peek() const;
+  void pop();
+  uint64_t ticket() const { return tail_; }
+  // Publishes that every command before `ticket` is complete (lets quiet skip the proxy).
+  void mark_quiet_done(uint64_t ticket);
+  size_t capacity() const { return size_t(device_.mask + 1); }
+
+ private:
+  struct alignas(64) Counter {
+    uint64_t value = 0;
+  };
+  detail::Command* ring_ = nullptr;
+  Counter head_, consumed_, quiet_done_;
+  uint64_t tail_ = 0;
+  detail::ChannelDevice device_{};
+};
+
+}  // namespace gshmem

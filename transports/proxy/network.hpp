@@ -1,0 +1,38 @@
+// The network path as one unit: the proxy channel, the proxy thread and the libfabric
+// transport. The runtime starts it when some PE is on another node.
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "host/bootstrap/bootstrap.hpp"
+#include "transports/fabric/fabric.hpp"
+#include "transports/proxy/channel_host.hpp"
+#include "transports/proxy/proxy.hpp"
+
+namespace gshmem {
+
+class Network {
+ public:
+  // Whether GSHMEM_FABRIC asks for the transport, given how many nodes the job spans.
+  static bool wanted(int n_nodes);
+
+  // Collective over boot. `segments`: this PE's symmetric regions by segment number.
+  Network(Bootstrap& boot, const std::vector<FabricRegion>& segments,
+          std::function<void(const std::string&)> fail);
+  ~Network();
+
+  detail::ChannelDevice* channel() { return channel_.device(); }
+  const Fabric& fabric() const { return *fabric_; }
+  // Stops the proxy thread; call once no peer needs this PE's progress any more.
+  void stop();
+
+ private:
+  ChannelHost channel_;
+  std::unique_ptr<Proxy> proxy_;
+  std::unique_ptr<Fabric> fabric_;
+};
+
+}  // namespace gshmem

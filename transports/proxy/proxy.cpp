@@ -1,0 +1,461 @@
+#include "transports/proxy/proxy.hpp"
+
+#include <sched.h>
+#include <sys/mman.h>
+#include <time.h>
+
+#include <cstring>
+#include <type_traits>
+
+#include "gshmem/device/atomic.cuh"
+#include "gshmem/gshmem.hpp"
+#include "host/log.hpp"
+
+namespace gshmem {
+
+namespace {
+
+constexpr size_t kRequests = 2048;
+constexpr size_t kOps = 8192;
+constexpr size_t kSlotBytes = 64 * 1024;
+constexpr size_t kSlots = 64;
+constexpr size_t kMessages = 1024;
+constexpr size_t kRecvs = 256;
+
+enum : uint32_t { kAmoRequest = 1, kAmoReply = 2 };
+
+template <class T>
+uint64_t apply_typed(void* p, AmoOp op, uint64_t v, uint64_t c) {
+  using detail::amo_apply;
+  using detail::from_bits;
+  using detail::to_bits;
+  T* t = static_cast<T*>(p);
+  T val = from_bits<T>(v), cnd = from_bits<T>(c);
+  switch (op) {
+    case AmoOp::Fetch: return to_bits(amo_apply<AmoOp::Fetch>(t, val, cnd));
+    case AmoOp::Set: return to_bits(amo_apply<AmoOp::Set>(t, val, cnd));
+    case AmoOp::Swap: return to_bits(amo_apply<AmoOp::Swap>(t, val, cnd));
+    default: break;
+  }
+  if constexpr (std::is_integral_v<T>) {
+    switch (op) {
+      case AmoOp::CompareSwap: return to_bits(amo_apply<AmoOp::CompareSwap>(t, val, cnd));
+      case AmoOp::FetchAdd:
+      case AmoOp::Add:
+      case AmoOp::FetchInc:
+      case AmoOp::Inc: return to_bits(amo_apply<AmoOp::FetchAdd>(t, val, cnd));
+      case AmoOp::FetchAnd:
+      case AmoOp::And: return to_bits(amo_apply<AmoOp::FetchAnd>(t, val, cnd));
+      case AmoOp::FetchOr:
+      case AmoOp::Or: return to_bits(amo_apply<AmoOp::FetchOr>(t, val, cnd));
+      case AmoOp::FetchXor:
+      case AmoOp::Xor: return to_bits(amo_apply<AmoOp::FetchXor>(t, val, cnd));
+      default: break;
+    }
+  }
+  throw Error(GSHMEM_ERROR_INTERNAL, "proxy", "", "an atomic operation the type does not have");
+}
+
+// Applies an emulated atomic that arrived from another PE, with a CPU atomic: atomic with
+// respect to same-node peers' mapped atomics on the same word.
+uint64_t apply_amo(void* p, detail::AmoType type, AmoOp op, uint64_t v, uint64_t c) {
+  switch (type) {
+    case detail::AmoType::I32: return apply_typed<int32_t>(p, op, v, c);
+    case detail::AmoType::U32: return apply_typed<uint32_t>(p, op, v, c);
+    case detail::AmoType::I64: return apply_typed<int64_t>(p, op, v, c);
+    case detail::AmoType::U64: return apply_typed<uint64_t>(p, op, v, c);
+    case detail::AmoType::F32: return apply_typed<float>(p, op, v, c);
+    case detail::AmoType::F64: return apply_typed<double>(p, op, v, c);
+  }
+  return 0;
+}
+
+bool fetches(AmoOp op) {
+  return op == AmoOp::Fetch || op == AmoOp::Swap || op == AmoOp::CompareSwap ||
+         op == AmoOp::FetchAdd || op == AmoOp::FetchInc || op == AmoOp::FetchAnd ||
+         op == AmoOp::FetchOr || op == AmoOp::FetchXor;
+}
+
+}  // namespace
+
+// One command's worth of work. Lives in the registered arena: operand, compare and result are
+// the buffers native atomics read and write.
+struct Proxy::Request {
+  uint64_t operand, compare, result;
+  uint64_t flag;       // completion word to set, 0 when none (or already set)
+  uint64_t result_to;  // where a fetched value goes
+  int pe;
+  int pending;  // fabric operations and replies still to come
+  bool has_signal, signal_sent;
+  uint8_t sig_segment, sig_op;
+  uint64_t sig_offset, sig_value;
+  uint32_t index;
+};
+
+struct Proxy::Op {
+  fi_context2 ctx;  // first: the provider's scratch, and how completions find the op
+  Request* req;     // nullptr for the proxy's own messages
+  enum Kind : uint8_t { Transfer, Send, Recv, Reply } kind;
+  char* slot;      // bounce slot to give back
+  void* copy_to;   // a read through a bounce slot lands here
+  size_t copy_bytes;
+  Message* msg;
+};
+
+struct Proxy::Message {
+  uint32_t kind;
+  uint8_t amo_op, amo_type, segment, pad;
+  int32_t from;
+  uint32_t cookie;
+  uint64_t offset, value, cond, result;
+  uint64_t reserved[2];
+};
+
+
+Proxy::Proxy(ChannelHost& channel, std::vector<FabricRegion> segments, int my_pe, int n_pes,
+             const ProxyOptions& options, std::function<void(const std::string&)> fail)
+    : channel_(channel), segments_(std::move(segments)), my_pe_(my_pe), options_(options),
+      fail_(std::move(fail)) {
+  static_assert(sizeof(Message) == 64, "one message per cache line");
+  pe_outstanding_.assign(size_t(n_pes), 0);
+  pe_fenced_.assign(size_t(n_pes), 0);
+  arena_bytes_ = kRequests * sizeof(Request) + kSlots * kSlotBytes + kMessages * sizeof(Message);
+  arena_bytes_ = (arena_bytes_ + 4095) / 4096 * 4096;
+  void* p = ::mmap(nullptr, arena_bytes_, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (p == MAP_FAILED) throw Error(GSHMEM_ERROR_OUT_OF_MEMORY, "gshmem_init", "", "proxy arena");
+  arena_ = static_cast<char*>(p);
+  auto* requests = reinterpret_cast<Request*>(arena_);
+  for (size_t i = 0; i < kRequests; ++i) {
+    requests[i].index = uint32_t(i);
+    free_requests_.push_back(&requests[kRequests - 1 - i]);
+  }
+  char* slots = arena_ + kRequests * sizeof(Request);
+  for (size_t i = 0; i < kSlots; ++i) free_slots_.push_back(slots + i * kSlotBytes);
+  auto* messages = reinterpret_cast<Message*>(slots + kSlots * kSlotBytes);
+  for (size_t i = 0; i < kMessages; ++i) free_messages_.push_back(&messages[i]);
+  for (size_t i = 0; i < kOps; ++i) free_ops_.push_back(new Op{});
+}
+
+Proxy::~Proxy() {
+  stop();
+  for (Op* op : free_ops_) delete op;
+  for (Op* op : recv_ops_) delete op;
+  if (arena_) ::munmap(arena_, arena_bytes_);
+}
+
+void Proxy::start(Fabric& fabric) {
+  fabric_ = &fabric;
+  for (size_t i = 0; i < kRecvs; ++i) {
+    Op* op = new Op{};
+    op->kind = Op::Recv;
+    op->msg = take_message();
+    recv_ops_.push_back(op);
+    fabric_->recv(op->msg, sizeof(Message), op);
+  }
+  thread_ = std::thread([this] { run(); });
+}
+
+void Proxy::stop() {
+  stop_ = true;
+  if (thread_.joinable()) thread_.join();
+}
+
+// ---- Resources ------------------------------------------------------------------------------
+
+Proxy::Request* Proxy::new_request(int pe, uint64_t flag) {
+  while (free_requests_.empty()) drive();
+  Request* r = free_requests_.back();
+  free_requests_.pop_back();
+  uint32_t index = r->index;
+  *r = Request{};
+  r->index = index;
+  r->pe = pe;
+  r->flag = flag;
+  r->pending = 1;  // held while the request is being issued
+  ++outstanding_;
+  ++pe_outstanding_[size_t(pe)];
+  return r;
+}
+
+Proxy::Op* Proxy::new_op(Request* r) {
+  while (free_ops_.empty()) drive();
+  Op* op = free_ops_.back();
+  free_ops_.pop_back();
+  *op = Op{};
+  op->req = r;
+  if (r) ++r->pending;
+  return op;
+}
+
+char* Proxy::take_slot() {
+  while (free_slots_.empty()) drive();
+  char* s = free_slots_.back();
+  free_slots_.pop_back();
+  return s;
+}
+
+void Proxy::give_slot(char* slot) { free_slots_.push_back(slot); }
+
+Proxy::Message* Proxy::take_message() {
+  while (free_messages_.empty()) drive();
+  Message* m = free_messages_.back();
+  free_messages_.pop_back();
+  return m;
+}
+
+void Proxy::set_flag(uint64_t flag) {
+  if (flag) detail::atomic_ref<uint64_t>(*reinterpret_cast<uint64_t*>(flag)).store(1, detail::release);
+}
+
+// ---- Requests -------------------------------------------------------------------------------
+
+void Proxy::finish_op(Request* r) {
+  if (--r->pending > 0) return;
+  if (r->has_signal && !r->signal_sent) {
+    // Every data write of this put_signal has completed at the target: now the signal.
+    r->signal_sent = true;
+    r->pending = 1;
+    start_amo(r, r->pe, r->sig_segment, r->sig_offset, detail::AmoType::U64,
+              r->sig_op == GSHMEM_SIGNAL_ADD ? AmoOp::Add : AmoOp::Set, r->sig_value, 0);
+    finish_op(r);
+    return;
+  }
+  complete(r);
+}
+
+void Proxy::complete(Request* r) {
+  if (r->result_to) std::memcpy(reinterpret_cast<void*>(r->result_to), &r->result, sizeof r->result);
+  set_flag(r->flag);
+  --outstanding_;
+  --pe_outstanding_[size_t(r->pe)];
+  free_requests_.push_back(r);
+}
+
+void Proxy::before_issue(int pe) {
+  if (!pe_fenced_[size_t(pe)]) return;
+  while (pe_outstanding_[size_t(pe)] > 0 && !stop_) drive();
+  pe_fenced_[size_t(pe)] = 0;
+}
+
+bool Proxy::registered(const void* p, uint64_t bytes) const {
+  auto a = reinterpret_cast<uintptr_t>(p);
+  auto inside = [&](const char* base, uint64_t size) {
+    auto b = reinterpret_cast<uintptr_t>(base);
+    return a >= b && a + bytes <= b + size;
+  };
+  for (const auto& s : segments_) {
+    if (s.size && inside(s.base, s.size)) return true;
+  }
+  return inside(arena_, arena_bytes_);
+}
+
+void Proxy::start_transfer(Request* r, const detail::Command& c, bool write) {
+  char* local = reinterpret_cast<char*>(c.local);
+  bool bounce = fabric_->needs_local_mr() && !registered(local, c.bytes);
+  // A blocking small put returns once its source is copied, not after a network round trip.
+  if (write && r->flag && c.bytes <= kSlotBytes) bounce = true;
+  uint64_t chunk = bounce ? kSlotBytes : options_.chunk_bytes;
+  for (uint64_t pos = 0; pos < c.bytes; pos += chunk) {
+    uint64_t n = std::min<uint64_t>(chunk, c.bytes - pos);
+    Op* op = new_op(r);
+    op->kind = Op::Transfer;
+    char* buf = local + pos;
+    if (bounce) {
+      op->slot = take_slot();
+      if (write) {
+        std::memcpy(op->slot, buf, n);
+      } else {
+        op->copy_to = buf;
+        op->copy_bytes = n;
+      }
+      buf = op->slot;
+    }
+    if (write) {
+      fabric_->write(c.pe, c.segment, c.offset + pos, buf, n, op);
+    } else {
+      fabric_->read(c.pe, c.segment, c.offset + pos, buf, n, op);
+    }
+  }
+  if (write && bounce) {
+    set_flag(r->flag);  // the source has been copied: the caller may reuse it
+    r->flag = 0;
+  }
+}
+
+void Proxy::start_amo(Request* r, int pe, int segment, uint64_t offset, detail::AmoType type,
+                      AmoOp op, uint64_t value, uint64_t cond) {
+  if (!options_.emulate_atomics && fabric_->native_atomic(type, op)) {
+    r->operand = value;
+    r->compare = cond;
+    Op* o = new_op(r);
+    o->kind = Op::Transfer;
+    fabric_->atomic(pe, segment, offset, type, op, &r->operand,
+                    op == AmoOp::CompareSwap ? &r->compare : nullptr,
+                    fetches(op) ? &r->result : nullptr, o);
+    return;
+  }
+  Message* m = take_message();
+  *m = Message{};
+  m->kind = kAmoRequest;
+  m->amo_op = uint8_t(op);
+  m->amo_type = uint8_t(type);
+  m->segment = uint8_t(segment);
+  m->from = my_pe_;
+  m->cookie = r->index;
+  m->offset = offset;
+  m->value = value;
+  m->cond = cond;
+  Op* o = new_op(r);
+  o->kind = Op::Send;
+  o->msg = m;
+  ++r->pending;  // the reply
+  fabric_->send(pe, m, sizeof *m, o);
+}
+
+void Proxy::serve(Message* m) {
+  if (m->kind == kAmoReply) {
+    auto* requests = reinterpret_cast<Request*>(arena_);
+    if (m->cookie >= kRequests) {
+      fail_("proxy: a reply for an unknown request arrived");
+      return;
+    }
+    Request* r = &requests[m->cookie];
+    r->result = m->result;
+    finish_op(r);
+    return;
+  }
+  if (m->kind != kAmoRequest || m->segment >= segments_.size() ||
+      m->offset + 8 > segments_[m->segment].size) {
+    fail_("proxy: a malformed atomic request arrived from PE " + std::to_string(m->from));
+    return;
+  }
+  uint64_t old = apply_amo(segments_[m->segment].base + m->offset, detail::AmoType(m->amo_type),
+                           AmoOp(m->amo_op), m->value, m->cond);
+  Message* reply = take_message();
+  *reply = Message{};
+  reply->kind = kAmoReply;
+  reply->cookie = m->cookie;
+  reply->result = old;
+  reply->from = my_pe_;
+  Op* o = new_op(nullptr);
+  o->kind = Op::Reply;
+  o->msg = reply;
+  fabric_->send(m->from, reply, sizeof *reply, o);
+}
+
+void Proxy::on_done(void* ctx, bool ok, const std::string& why) {
+  Op* op = static_cast<Op*>(ctx);
+  if (!ok) {
+    fail_("fabric operation failed" +
+          (op->req ? " (to PE " + std::to_string(op->req->pe) + ")" : std::string()) + ": " + why);
+    return;
+  }
+  switch (op->kind) {
+    case Op::Recv:
+      serve(op->msg);
+      fabric_->recv(op->msg, sizeof(Message), op);
+      return;
+    case Op::Reply:
+      free_messages_.push_back(op->msg);
+      break;
+    case Op::Send:
+      free_messages_.push_back(op->msg);
+      break;
+    case Op::Transfer:
+      if (op->copy_to) std::memcpy(op->copy_to, op->slot, op->copy_bytes);
+      if (op->slot) give_slot(op->slot);
+      break;
+  }
+  Request* r = op->req;
+  free_ops_.push_back(op);
+  if (r) finish_op(r);
+}
+
+// ---- The loop -------------------------------------------------------------------------------
+
+void Proxy::drive() {
+  fabric_->progress([this](void* ctx, bool ok, const std::string& why) { on_done(ctx, ok, why); });
+}
+
+void Proxy::execute(const detail::Command& c, uint64_t ticket) {
+  using detail::CmdOp;
+  switch (c.op) {
+    case CmdOp::Fence:
+      for (size_t pe = 0; pe < pe_outstanding_.size(); ++pe) {
+        if (pe_outstanding_[pe]) pe_fenced_[pe] = 1;
+      }
+      return;
+    case CmdOp::Quiet:
+      while (outstanding_ > 0 && !stop_) drive();
+      set_flag(c.flag);
+      channel_.mark_quiet_done(ticket + 1);
+      return;
+    default: break;
+  }
+  if (c.pe < 0 || size_t(c.pe) >= pe_outstanding_.size()) {
+    fail_("proxy: a command for PE " + std::to_string(c.pe) + " is out of range");
+    return;
+  }
+  before_issue(c.pe);
+  Request* r = new_request(c.pe, c.flag);
+  switch (c.op) {
+    case CmdOp::Put: start_transfer(r, c, true); break;
+    case CmdOp::Get: start_transfer(r, c, false); break;
+    case CmdOp::PutSignal:
+      r->has_signal = true;
+      r->sig_segment = c.amo_type;
+      r->sig_op = c.amo_op;
+      r->sig_offset = c.cond;
+      r->sig_value = c.value;
+      start_transfer(r, c, true);
+      break;
+    case CmdOp::Amo:
+      r->result_to = fetches(AmoOp(c.amo_op)) ? c.local : 0;
+      start_amo(r, c.pe, c.segment, c.offset, detail::AmoType(c.amo_type), AmoOp(c.amo_op),
+                c.value, c.cond);
+      break;
+    case CmdOp::Signal:
+      start_amo(r, c.pe, c.segment, c.offset, detail::AmoType::U64,
+                c.amo_op == GSHMEM_SIGNAL_ADD ? AmoOp::Add : AmoOp::Set, c.value, 0);
+      break;
+    default: fail_("proxy: unknown command"); break;
+  }
+  finish_op(r);  // drops the hold taken by new_request
+}
+
+bool Proxy::step() {
+  int work = 0;
+  while (work < 64) {
+    const detail::Command* slot = channel_.peek();
+    if (!slot) break;
+    detail::Command c = *slot;
+    uint64_t ticket = channel_.ticket();
+    channel_.pop();
+    execute(c, ticket);
+    ++work;
+  }
+  bool busy = fabric_->in_flight() > 0;
+  drive();
+  return work > 0 || busy;
+}
+
+void Proxy::run() {
+  uint32_t idle = 0;
+  while (!stop_) {
+    if (step()) {
+      idle = 0;
+      continue;
+    }
+    ++idle;
+    if (idle < 2000) {
+      detail::spin_pause();
+    } else if (idle < 20000) {
+      sched_yield();
+    } else {
+      timespec ts{0, 20000};
+      nanosleep(&ts, nullptr);
+    }
+  }
+}
+
+}  // namespace gshmem

@@ -1,0 +1,100 @@
+// The proxy thread: drains the channel into the fabric transport and gives the commands their
+// meaning on a network that completes operations in any order.
+//
+//   put/get      one or more fabric writes/reads (chunked; bounced through registered memory
+//                when the provider needs registered local buffers, or when a blocking put can
+//                return as soon as its source is copied)
+//   atomics      a native fabric atomic when the provider has it, else a message to the target's
+//                proxy, which applies it with a CPU atomic and replies
+//   put_signal   the data first; the signal only once every data write has completed (delivery
+//                complete = visible at the target), so the signal can never overtake its data
+//   fence        operations to a PE after the fence wait until that PE's earlier ones completed
+//   quiet        everything issued before it has completed
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "transports/fabric/fabric.hpp"
+#include "transports/proxy/channel_host.hpp"
+
+namespace gshmem {
+
+struct ProxyOptions {
+  bool emulate_atomics = false;  // always use the message path for atomics (EFA's behaviour)
+  size_t chunk_bytes = size_t(4) << 20;
+};
+
+class Proxy {
+ public:
+  // `segments` are this PE's symmetric regions by segment number (heap, static data): the
+  // proxy applies emulated atomics there. `fail` ends the job with a message.
+  Proxy(ChannelHost& channel, std::vector<FabricRegion> segments, int my_pe, int n_pes,
+        const ProxyOptions& options, std::function<void(const std::string&)> fail);
+  ~Proxy();
+
+  // The proxy's own registered memory (requests, bounce buffers, messages): register it with
+  // the fabric before start().
+  FabricRegion arena() const { return {arena_, arena_bytes_}; }
+
+  // Posts the receive buffers and starts the thread.
+  void start(Fabric& fabric);
+  // Stops after the current step; call once no peer needs this PE's progress any more.
+  void stop();
+
+ private:
+  struct Request;
+  struct Op;
+  struct Message;
+
+  void run();
+  bool step();
+  void execute(const detail::Command& c, uint64_t ticket);
+  void drive();  // progress without taking new commands
+  void on_done(void* ctx, bool ok, const std::string& why);
+
+  Request* new_request(int pe, uint64_t flag);
+  void finish_op(Request* r);
+  void complete(Request* r);
+  Op* new_op(Request* r);
+  char* take_slot();
+  void give_slot(char* slot);
+  Message* take_message();
+
+  void start_transfer(Request* r, const detail::Command& c, bool write);
+  void start_amo(Request* r, int pe, int segment, uint64_t offset, detail::AmoType type, AmoOp op,
+                 uint64_t value, uint64_t cond);
+  void serve(Message* m);
+  void before_issue(int pe);
+  void set_flag(uint64_t flag);
+  bool registered(const void* p, uint64_t bytes) const;
+
+  Fabric* fabric_ = nullptr;
+  ChannelHost& channel_;
+  std::vector<FabricRegion> segments_;
+  int my_pe_;
+  ProxyOptions options_;
+  std::function<void(const std::string&)> fail_;
+
+  char* arena_ = nullptr;
+  size_t arena_bytes_ = 0;
+  std::vector<Request*> free_requests_;
+  std::vector<Op*> free_ops_;
+  std::vector<char*> free_slots_;
+  std::vector<Message*> free_messages_;
+  std::vector<Op*> recv_ops_;
+
+  size_t outstanding_ = 0;             // requests in flight
+  std::vector<uint32_t> pe_outstanding_;  // by PE
+  std::vector<uint8_t> pe_fenced_;        // by PE: later operations wait for earlier ones
+
+  std::atomic<bool> stop_{false};
+  std::thread thread_;
+};
+
+}  // namespace gshmem
