@@ -25,6 +25,10 @@ const std::vector<EnvSpec> kRegistry = {
      "Where the symmetric heap lives: host memory, GPU memory, or auto (the GPU when one is "
      "present and gshmem was built with CUDA).",
      false},
+    {"GSHMEM_STATIC_DATA", EnvKind::Bool, "1", nullptr,
+     "Make the program's global and static variables symmetric (remote targets of RMA and "
+     "atomics, as OpenSHMEM allows) by remapping its data segment onto shareable memory.",
+     false},
     {"GSHMEM_TIMEOUT", EnvKind::Seconds, "0", nullptr,
      "Seconds any gshmem wait may last before the job is ended with a message naming the wait "
      "(0: no limit; dead PEs are detected regardless).",

@@ -11,6 +11,7 @@
 #include "gshmem/device/barrier.cuh"
 #include "host/env.hpp"
 #include "host/log.hpp"
+#include "transports/mapped/static_data.hpp"
 
 namespace gshmem {
 
@@ -59,6 +60,8 @@ int cpus_available() {
 Runtime::Runtime(const gshmemx_init_attr_t* attr) {
   log::configure();
   const Env& env = Env::get();
+  // First, while this is the only thread gshmem has started: make globals symmetric.
+  if (env.flag("GSHMEM_STATIC_DATA")) static_local_ = share_static_data();
   boot_ = make_bootstrap({attr, &abort_, env.seconds("GSHMEM_BOOTSTRAP_TIMEOUT")});
   log::set_pe(boot_->rank());
   if (boot_->rank() == 0) {
@@ -73,10 +76,12 @@ Runtime::Runtime(const gshmemx_init_attr_t* attr) {
 
   mesh_ = std::make_unique<NodeMesh>(*boot_, secret);
   heap_ = std::make_unique<SymmetricHeap>(*boot_, *mesh_, env.size("GSHMEM_SYMMETRIC_SIZE"));
+  share_statics();
   teams_ = std::make_unique<Teams>(ctx_, *heap_, boot_->size());
   if (Network::wanted(mesh_->n_nodes())) {
     network_ = std::make_unique<Network>(
-        *boot_, std::vector<FabricRegion>{{heap_->base(), heap_->size()}, {nullptr, 0}},
+        *boot_, std::vector<FabricRegion>{{heap_->base(), heap_->size()},
+                                          {statics_.base(), statics_.size()}},
         [this](const std::string& why) {
           log::error("%s", why.c_str());
           boot_->abort(1, "PE " + std::to_string(boot_->rank()) + ": " + why);
@@ -90,12 +95,31 @@ Runtime::Runtime(const gshmemx_init_attr_t* attr) {
               (ctx_.flags & kCtxOversubscribed) ? ", more PEs than cores" : "");
 }
 
+// Static data is symmetric only if every PE runs the same program: same segment size. Otherwise
+// globals stay private and only the heap is symmetric.
+void Runtime::share_statics() {
+  uint64_t mine = static_local_.size();
+  std::vector<uint64_t> all(static_cast<size_t>(boot_->size()));
+  boot_->allgather(&mine, all.data(), sizeof mine, "gshmem_init (static data)");
+  for (uint64_t s : all) {
+    if (s != mine || !s) {
+      if (boot_->rank() == 0 && mine) {
+        GSHMEM_WARN(INIT, "the PEs run programs with different static data; globals are not "
+                          "symmetric (use the symmetric heap)");
+      }
+      return;
+    }
+  }
+  statics_ = SharedSegment(*mesh_, boot_->size(), std::move(static_local_),
+                           0x73746174 /* "stat" */, "gshmem_init (static data)");
+}
+
 void Runtime::build_context() {
   const Env& env = Env::get();
   ctx_.my_pe = boot_->rank();
   ctx_.n_pes = boot_->size();
-  ctx_.heap = Segment{heap_->base(), heap_->size(), heap_->peer_bases()};
-  ctx_.statics = Segment{nullptr, 0, nullptr};
+  ctx_.heap = heap_->view();
+  ctx_.statics = statics_.size() ? statics_.view() : Segment{nullptr, 0, nullptr};
   ctx_.abort_flag = abort_.flag_address();
   ctx_.timeout_ns = uint64_t(env.seconds("GSHMEM_TIMEOUT") * 1e9);
   ctx_.teams = teams_->table();

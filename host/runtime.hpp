@@ -12,6 +12,7 @@
 #include "host/heap/heap.hpp"
 #include "host/team/teams.hpp"
 #include "transports/mapped/node_mesh.hpp"
+#include "transports/mapped/shared_segment.hpp"
 #include "transports/proxy/network.hpp"
 
 namespace gshmem {
@@ -42,11 +43,14 @@ class Runtime {
 
  private:
   void build_context();
+  void share_statics();
 
   AbortState abort_;
   std::unique_ptr<Bootstrap> boot_;
   std::unique_ptr<NodeMesh> mesh_;
   std::unique_ptr<SymmetricHeap> heap_;
+  HostSegment static_local_;  // this PE's static data, until shared
+  SharedSegment statics_;
   std::unique_ptr<Teams> teams_;
   std::unique_ptr<Network> network_;
   DeviceContext ctx_{};

@@ -51,17 +51,10 @@ SymmetricHeap::SymmetricHeap(Bootstrap& boot, NodeMesh& mesh, uint64_t bytes)
                       "; every PE must use the same GSHMEM_SYMMETRIC_SIZE");
     }
   }
-  local_ = HostSegment::create("gshmem-heap", bytes);
-  peer_base_.assign(size_t(boot.size()), nullptr);
-  peer_base_[size_t(boot.rank())] = local_.base();
-  auto fds = mesh.exchange_fds({local_.fd()}, 0x68656170 /* "heap" */, "gshmem_init (heap)");
-  for (int pe : mesh.local_pes()) {
-    if (pe == boot.rank()) continue;
-    peers_.push_back(HostSegment::attach(fds[size_t(pe)].at(0), bytes));
-    peer_base_[size_t(pe)] = peers_.back().base();
-  }
+  segment_ = SharedSegment(mesh, boot.size(), HostSegment::create("gshmem-heap", bytes),
+                           0x68656170 /* "heap" */, "gshmem_init (heap)");
   GSHMEM_INFO(HEAP, "symmetric heap: %s at %p, %zu peers mapped", format_bytes(bytes).c_str(),
-              static_cast<void*>(local_.base()), peers_.size());
+              static_cast<void*>(base()), segment_.mapped_peers());
 }
 
 uint64_t SymmetricHeap::reserve(uint64_t bytes, uint64_t align, const char* what) {

@@ -10,8 +10,8 @@
 
 #include "host/bootstrap/bootstrap.hpp"
 #include "host/heap/allocator.hpp"
-#include "transports/mapped/host_segment.hpp"
 #include "transports/mapped/node_mesh.hpp"
+#include "transports/mapped/shared_segment.hpp"
 
 namespace gshmem {
 
@@ -24,10 +24,9 @@ class SymmetricHeap {
   // Collective: creates this PE's segment and maps every same-node peer's.
   SymmetricHeap(Bootstrap& boot, NodeMesh& mesh, uint64_t bytes);
 
-  char* base() const { return local_.base(); }
-  uint64_t size() const { return local_.size(); }
-  // By world PE: where that PE's heap is mapped here, nullptr when it is not.
-  char* const* peer_bases() const { return peer_base_.data(); }
+  char* base() const { return segment_.base(); }
+  uint64_t size() const { return segment_.size(); }
+  Segment view() const { return segment_.view(); }
   bool contains(const void* p) const {
     auto a = reinterpret_cast<uintptr_t>(p), b = reinterpret_cast<uintptr_t>(base());
     return a >= b && a - b < size();
@@ -42,7 +41,7 @@ class SymmetricHeap {
   void* allocate(Op op, uint64_t bytes, uint64_t align, void* old, const char* call);
 
   const OffsetAllocator& allocator() const { return alloc_; }
-  int memfd() const { return local_.fd(); }
+
 
  private:
   struct Request {
@@ -56,9 +55,7 @@ class SymmetricHeap {
   void* apply(const Request& r);
 
   Bootstrap& boot_;
-  HostSegment local_;
-  std::vector<HostSegment> peers_;
-  std::vector<char*> peer_base_;
+  SharedSegment segment_;
   OffsetAllocator alloc_;
 };
 
