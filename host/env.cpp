@@ -86,6 +86,10 @@ const std::vector<EnvSpec> kRegistry = {
      "Treat the provider as requiring FI_MR_LOCAL (bounce unregistered buffers), as EFA does; "
      "for tests.",
      false},
+    {"GSHMEM_TOPOLOGY", EnvKind::String, "", nullptr,
+     "hwloc topology to use instead of this machine's: xml:FILE or synthetic:DESC (tests, "
+     "what-if placement).",
+     false},
     {"GSHMEM_PROXY_RING", EnvKind::Int, "1024", nullptr,
      "Commands in the proxy channel's ring (rounded up to a power of two).", false},
     // Diagnostics

@@ -80,7 +80,7 @@ Runtime::Runtime(const gshmemx_init_attr_t* attr) {
   teams_ = std::make_unique<Teams>(ctx_, *heap_, boot_->size());
   if (Network::wanted(mesh_->n_nodes())) {
     network_ = std::make_unique<Network>(
-        *boot_, std::vector<FabricRegion>{{heap_->base(), heap_->size()},
+        *boot_, *mesh_, std::vector<FabricRegion>{{heap_->base(), heap_->size()},
                                           {statics_.base(), statics_.size()}},
         [this](const std::string& why) {
           log::error("%s", why.c_str());

@@ -1,18 +1,26 @@
 // gshmem-info: version, build options, every GSHMEM_ variable with its value and where it came
 // from, and the topology hwloc sees.
 #include <cstdio>
+#include <cstdlib>
+#include <vector>
 #include <cstring>
 #include <string>
 
 #include "gshmem/gshmem.hpp"
 #include "host/env.hpp"
 #include "host/topology/topology.hpp"
+#include "transports/fabric/fabric.hpp"
 
 namespace {
 
 void usage(FILE* f) {
   std::fprintf(f,
-               "usage: gshmem-info [--env] [--topology [xml:FILE|synthetic:DESC]] [--all]\n"
+               "usage: gshmem-info [--env] [--topology [xml:FILE|synthetic:DESC]] [--local-pes N]\n"
+               "                   [--fabric [PROVIDER]] [--all]\n"
+               "  --env         every GSHMEM_ variable, its value and where it came from\n"
+               "  --topology    what hwloc sees (this machine, or an XML/synthetic description)\n"
+               "  --local-pes N the GPU and NIC each of N PEs on such a node would use\n"
+               "  --fabric      the libfabric provider gshmem would pick and what it offers\n"
                "With no option, prints everything.\n");
 }
 
@@ -41,10 +49,15 @@ void print_env() {
   }
 }
 
-int print_topology(const std::string& source) {
+int print_topology(const std::string& source, int local_pes) {
   try {
     gshmem::Topology t = gshmem::Topology::load(source);
     std::printf("Topology:\n%s", t.describe().c_str());
+    if (local_pes > 0) {
+      std::vector<int> unbound(static_cast<size_t>(local_pes), -1);
+      std::printf("Placement of %d PEs on such a node:\n%s", local_pes,
+                  t.describe_placement(t.place(unbound)).c_str());
+    }
   } catch (const gshmem::Error& e) {
     std::printf("Topology: unavailable: %s\n", e.what());
     return 1;
@@ -52,11 +65,34 @@ int print_topology(const std::string& source) {
   return 0;
 }
 
+int print_fabric(const std::string& wanted) {
+  std::vector<gshmem::FabricDescription> all = gshmem::Fabric::describe(wanted);
+  std::printf("Network transport (GSHMEM_FABRIC_PROVIDER=%s):\n", wanted.c_str());
+  if (all.empty()) {
+    std::printf("  no usable libfabric RDM provider\n");
+    return 1;
+  }
+  std::printf("  provider   %s (delivery-complete %s, atomics %s, progress %s, inject %zu B)\n",
+              all[0].provider.c_str(), all[0].delivery_complete ? "yes" : "NO",
+              all[0].atomics ? "native" : "emulated by the proxy", all[0].progress.c_str(),
+              all[0].inject_size);
+  std::printf("  mr_mode    %s\n", all[0].mr_mode.c_str());
+  std::printf("  caps       %s\n", all[0].caps.c_str());
+  std::string domains;
+  for (const auto& d : all) {
+    if (domains.find(" " + d.domain + " ") == std::string::npos) domains += " " + d.domain + " ";
+  }
+  std::printf("  domains   %s(GSHMEM_FABRIC_NIC picks one)\n", domains.c_str());
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
-  bool env = false, topo = false;
-  std::string topo_source;
+  bool env = false, topo = false, fabric = false;
+  int local_pes = 0;
+  std::string topo_source = gshmem::Env::get().str("GSHMEM_TOPOLOGY");
+  std::string provider = gshmem::Env::get().str("GSHMEM_FABRIC_PROVIDER");
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     if (a == "--env") {
@@ -64,8 +100,14 @@ int main(int argc, char** argv) {
     } else if (a == "--topology") {
       topo = true;
       if (i + 1 < argc && argv[i + 1][0] != '-') topo_source = argv[++i];
+    } else if (a == "--local-pes" && i + 1 < argc) {
+      topo = true;
+      local_pes = std::atoi(argv[++i]);
+    } else if (a == "--fabric") {
+      fabric = true;
+      if (i + 1 < argc && argv[i + 1][0] != '-') provider = argv[++i];
     } else if (a == "--all") {
-      env = topo = true;
+      env = topo = fabric = true;
     } else if (a == "-h" || a == "--help") {
       usage(stdout);
       return 0;
@@ -75,10 +117,11 @@ int main(int argc, char** argv) {
       return 2;
     }
   }
-  bool all = !env && !topo;
+  bool all = !env && !topo && !fabric;
   print_build();
   if (all || env) print_env();
   int rc = 0;
-  if (all || topo) rc = print_topology(topo_source);
+  if (all || topo) rc |= print_topology(topo_source, local_pes);
+  if (all || fabric) rc |= print_fabric(provider);
   return rc;
 }

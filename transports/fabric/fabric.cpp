@@ -10,6 +10,7 @@
 #include "gshmem/gshmem.hpp"
 #include "host/env.hpp"
 #include "host/log.hpp"
+#include "host/topology/topology.hpp"
 
 namespace gshmem {
 
@@ -148,11 +149,17 @@ Fabric::Fabric(Bootstrap& boot, const FabricOptions& options,
                 "no usable libfabric RDM provider (tried " + tried +
                     "); set GSHMEM_FABRIC_PROVIDER to one fi_info lists");
   }
-  // One domain (NIC): the one asked for, else the first that is not loopback.
+  // One domain (NIC): the one asked for, else topology's choice, else the first that is not
+  // loopback.
   fi_info* pick = nullptr;
-  for (fi_info* i = all; i && !pick; i = i->next) {
-    std::string d = i->domain_attr->name;
-    if (!options.nic.empty() ? d == options.nic : d != "lo") pick = i;
+  for (fi_info* i = all; i && !pick && !options.nic.empty(); i = i->next) {
+    if (domain_matches_nic(i->domain_attr->name, options.nic)) pick = i;
+  }
+  for (fi_info* i = all; i && !pick && options.nic.empty(); i = i->next) {
+    if (domain_matches_nic(i->domain_attr->name, options.nic_hint)) pick = i;
+  }
+  for (fi_info* i = all; i && !pick && options.nic.empty(); i = i->next) {
+    if (std::string(i->domain_attr->name) != "lo") pick = i;
   }
   if (!pick && !options.nic.empty()) {
     std::string names;

@@ -1,7 +1,9 @@
 #include "transports/proxy/network.hpp"
 
 #include "host/env.hpp"
+#include "gshmem/gshmem.hpp"
 #include "host/log.hpp"
+#include "host/topology/topology.hpp"
 
 namespace gshmem {
 
@@ -11,6 +13,35 @@ bool Network::wanted(int n_nodes) {
 }
 
 namespace {
+
+// The NIC topology suggests for this PE: PEs of a node spread over the NICs nearest to their
+// GPUs (or NUMA nodes). Collective over boot (every PE says where it is bound).
+std::string topology_nic(Bootstrap& boot, const NodeMesh& mesh) {
+  int mine = Topology::current_numa();
+  std::vector<int> numa(static_cast<size_t>(boot.size()));
+  boot.allgather(&mine, numa.data(), sizeof mine, "gshmem_init (topology)");
+  const std::string& source = Env::get().str("GSHMEM_TOPOLOGY");
+  try {
+    Topology topo = Topology::load(source);
+    std::vector<int> local_numa;
+    size_t me = 0;
+    for (int pe : mesh.local_pes()) {
+      if (pe == boot.rank()) me = local_numa.size();
+      local_numa.push_back(numa[size_t(pe)]);
+    }
+    std::vector<Placement> placement = topo.place(local_numa);
+    if (boot.rank() == mesh.local_pes().front()) {
+      GSHMEM_INFO(TRANSPORT, "topology of node %d (%s):\n%s%s", mesh.node_of(boot.rank()),
+                  topo.source.c_str(), topo.describe().c_str(),
+                  topo.describe_placement(placement).c_str());
+    }
+    int nic = placement[me].nic;
+    return nic >= 0 ? topo.devices[size_t(nic)].name : "";
+  } catch (const Error& e) {
+    GSHMEM_INFO(TRANSPORT, "no topology: %s", e.what());
+    return "";
+  }
+}
 
 FabricOptions fabric_options() {
   const Env& env = Env::get();
@@ -26,7 +57,7 @@ FabricOptions fabric_options() {
 
 }  // namespace
 
-Network::Network(Bootstrap& boot, const std::vector<FabricRegion>& segments,
+Network::Network(Bootstrap& boot, const NodeMesh& mesh, const std::vector<FabricRegion>& segments,
                  std::function<void(const std::string&)> fail)
     : channel_(size_t(std::max<int64_t>(2, Env::get().integer("GSHMEM_PROXY_RING")))) {
   const Env& env = Env::get();
@@ -36,7 +67,9 @@ Network::Network(Bootstrap& boot, const std::vector<FabricRegion>& segments,
                                    std::move(fail));
   std::vector<FabricRegion> regions = segments;
   regions.push_back(proxy_->arena());
-  fabric_ = std::make_unique<Fabric>(boot, fabric_options(), regions, segments.size());
+  FabricOptions fo = fabric_options();
+  fo.nic_hint = topology_nic(boot, mesh);
+  fabric_ = std::make_unique<Fabric>(boot, fo, regions, segments.size());
   if (env.str("GSHMEM_FABRIC_ATOMICS") == "native" && !fabric_->description().atomics) {
     GSHMEM_WARN(TRANSPORT, "GSHMEM_FABRIC_ATOMICS=native but provider %s has no atomics; "
                            "emulating them",

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "host/bootstrap/bootstrap.hpp"
+#include "transports/mapped/node_mesh.hpp"
 #include "transports/fabric/fabric.hpp"
 #include "transports/proxy/channel_host.hpp"
 #include "transports/proxy/proxy.hpp"
@@ -20,7 +21,7 @@ class Network {
   static bool wanted(int n_nodes);
 
   // Collective over boot. `segments`: this PE's symmetric regions by segment number.
-  Network(Bootstrap& boot, const std::vector<FabricRegion>& segments,
+  Network(Bootstrap& boot, const NodeMesh& mesh, const std::vector<FabricRegion>& segments,
           std::function<void(const std::string&)> fail);
   ~Network();
 
