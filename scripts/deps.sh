@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# Installs what gshmem builds and tests with, from Debian packages. Does nothing when everything is
+# already there. The CUDA toolkit is not installed here: it is optional (found at
+# /usr/local/cuda when present).
+set -euo pipefail
+packages=(cmake g++ make pkg-config python3 iproute2 libfabric-dev libhwloc-dev libpmix-dev
+          libgtest-dev libibverbs-dev openmpi-bin libopenmpi-dev)
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -eq 0 ]; then
+  exit 0
+fi
+echo "Installing: ${missing[*]}"
+sudo=""
+if [ "$(id -u)" -ne 0 ]; then sudo="sudo"; fi
+export DEBIAN_FRONTEND=noninteractive
+$sudo apt-get update -qq
+$sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
