@@ -12,14 +12,21 @@ ChannelHost::ChannelHost(size_t capacity) {
   ring_ = static_cast<detail::Command*>(std::aligned_alloc(64, cap * sizeof(detail::Command)));
   if (!ring_) throw std::bad_alloc();
   std::memset(static_cast<void*>(ring_), 0, cap * sizeof(detail::Command));
+  returns_ = static_cast<detail::Return*>(std::aligned_alloc(64, cap * sizeof(detail::Return)));
+  if (!returns_) throw std::bad_alloc();
+  std::memset(static_cast<void*>(returns_), 0, cap * sizeof(detail::Return));
   device_.ring = ring_;
+  device_.returns = returns_;
   device_.mask = cap - 1;
   device_.head = &head_.value;
   device_.consumed = &consumed_.value;
   device_.quiet_done = &quiet_done_.value;
 }
 
-ChannelHost::~ChannelHost() { std::free(ring_); }
+ChannelHost::~ChannelHost() {
+  std::free(ring_);
+  std::free(returns_);
+}
 
 const detail::Command* ChannelHost::peek() const {
   const detail::Command* slot = &ring_[tail_ & device_.mask];
@@ -27,9 +34,14 @@ const detail::Command* ChannelHost::peek() const {
   return seq == tail_ + 1 ? slot : nullptr;
 }
 
-void ChannelHost::pop() {
-  ++tail_;
-  detail::atomic_ref<uint64_t>(consumed_.value).store(tail_, detail::release);
+void ChannelHost::release(uint64_t ticket) {
+  detail::atomic_ref<uint64_t>(consumed_.value).store(ticket, detail::release);
+}
+
+void ChannelHost::give_return(uint64_t ticket, uint64_t value) {
+  detail::Return& r = returns_[ticket & device_.mask];
+  r.value = value;
+  detail::atomic_ref<uint64_t>(r.tag).store(ticket + 1, detail::release);
 }
 
 void ChannelHost::mark_quiet_done(uint64_t ticket) {

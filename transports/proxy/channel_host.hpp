@@ -22,10 +22,14 @@ class ChannelHost {
   detail::ChannelDevice* device() { return &device_; }
 
   // Consumer side, proxy thread only. peek() returns the next published command or nullptr;
-  // pop() hands its slot back to the producers. ticket() is the ticket of the peeked command.
+  // pop() takes it; ticket() is the ticket of the peeked command. release(t) hands every slot
+  // before ticket t back to the producers (the proxy holds back slots whose return is pending).
   const detail::Command* peek() const;
-  void pop();
+  void pop() { ++tail_; }
   uint64_t ticket() const { return tail_; }
+  void release(uint64_t ticket);
+  // Completes ticket t for the producer waiting on it, with a fetched value.
+  void give_return(uint64_t ticket, uint64_t value);
   // Publishes that every command before `ticket` is complete (lets quiet skip the proxy).
   void mark_quiet_done(uint64_t ticket);
   size_t capacity() const { return size_t(device_.mask + 1); }
@@ -35,6 +39,7 @@ class ChannelHost {
     uint64_t value = 0;
   };
   detail::Command* ring_ = nullptr;
+  detail::Return* returns_ = nullptr;
   Counter head_, consumed_, quiet_done_;
   uint64_t tail_ = 0;
   detail::ChannelDevice device_{};

@@ -82,8 +82,8 @@ bool fetches(AmoOp op) {
 // the buffers native atomics read and write.
 struct Proxy::Request {
   uint64_t operand, compare, result;
-  uint64_t flag;       // completion word to set, 0 when none (or already set)
-  uint64_t result_to;  // where a fetched value goes
+  uint64_t ticket;  // the command's ticket: its producer may wait on the return slot
+  bool returns;     // the producer waits, and has not been answered yet
   int pe;
   int pending;  // fabric operations and replies still to come
   bool has_signal, signal_sent;
@@ -162,7 +162,7 @@ void Proxy::stop() {
 
 // ---- Resources ------------------------------------------------------------------------------
 
-Proxy::Request* Proxy::new_request(int pe, uint64_t flag) {
+Proxy::Request* Proxy::new_request(int pe, uint64_t ticket, bool returns) {
   while (free_requests_.empty()) drive();
   Request* r = free_requests_.back();
   free_requests_.pop_back();
@@ -170,7 +170,9 @@ Proxy::Request* Proxy::new_request(int pe, uint64_t flag) {
   *r = Request{};
   r->index = index;
   r->pe = pe;
-  r->flag = flag;
+  r->ticket = ticket;
+  r->returns = returns;
+  if (returns) pending_returns_.insert(ticket);
   r->pending = 1;  // held while the request is being issued
   ++outstanding_;
   ++pe_outstanding_[size_t(pe)];
@@ -203,8 +205,17 @@ Proxy::Message* Proxy::take_message() {
   return m;
 }
 
-void Proxy::set_flag(uint64_t flag) {
-  if (flag) detail::atomic_ref<uint64_t>(*reinterpret_cast<uint64_t*>(flag)).store(1, detail::release);
+void Proxy::answer(Request* r, uint64_t value) {
+  if (!r->returns) return;
+  channel_.give_return(r->ticket, value);
+  pending_returns_.erase(r->ticket);
+  r->returns = false;
+}
+
+void Proxy::release_slots() {
+  uint64_t upto = channel_.ticket();
+  if (!pending_returns_.empty()) upto = std::min(upto, *pending_returns_.begin());
+  channel_.release(upto);
 }
 
 // ---- Requests -------------------------------------------------------------------------------
@@ -224,8 +235,7 @@ void Proxy::finish_op(Request* r) {
 }
 
 void Proxy::complete(Request* r) {
-  if (r->result_to) std::memcpy(reinterpret_cast<void*>(r->result_to), &r->result, sizeof r->result);
-  set_flag(r->flag);
+  answer(r, r->result);
   --outstanding_;
   --pe_outstanding_[size_t(r->pe)];
   free_requests_.push_back(r);
@@ -253,7 +263,7 @@ void Proxy::start_transfer(Request* r, const detail::Command& c, bool write) {
   char* local = reinterpret_cast<char*>(c.local);
   bool bounce = fabric_->needs_local_mr() && !registered(local, c.bytes);
   // A blocking small put returns once its source is copied, not after a network round trip.
-  if (write && r->flag && c.bytes <= kSlotBytes) bounce = true;
+  if (write && r->returns && c.bytes <= kSlotBytes) bounce = true;
   uint64_t chunk = bounce ? kSlotBytes : options_.chunk_bytes;
   for (uint64_t pos = 0; pos < c.bytes; pos += chunk) {
     uint64_t n = std::min<uint64_t>(chunk, c.bytes - pos);
@@ -276,10 +286,7 @@ void Proxy::start_transfer(Request* r, const detail::Command& c, bool write) {
       fabric_->read(c.pe, c.segment, c.offset + pos, buf, n, op);
     }
   }
-  if (write && bounce) {
-    set_flag(r->flag);  // the source has been copied: the caller may reuse it
-    r->flag = 0;
-  }
+  if (write && bounce) answer(r, 0);  // the source has been copied: the caller may reuse it
 }
 
 void Proxy::start_amo(Request* r, int pe, int segment, uint64_t offset, detail::AmoType type,
@@ -387,8 +394,8 @@ void Proxy::execute(const detail::Command& c, uint64_t ticket) {
       return;
     case CmdOp::Quiet:
       while (outstanding_ > 0 && !stop_) drive();
-      set_flag(c.flag);
       channel_.mark_quiet_done(ticket + 1);
+      channel_.give_return(ticket, 0);
       return;
     default: break;
   }
@@ -397,7 +404,7 @@ void Proxy::execute(const detail::Command& c, uint64_t ticket) {
     return;
   }
   before_issue(c.pe);
-  Request* r = new_request(c.pe, c.flag);
+  Request* r = new_request(c.pe, ticket, c.returns != 0);
   switch (c.op) {
     case CmdOp::Put: start_transfer(r, c, true); break;
     case CmdOp::Get: start_transfer(r, c, false); break;
@@ -410,7 +417,6 @@ void Proxy::execute(const detail::Command& c, uint64_t ticket) {
       start_transfer(r, c, true);
       break;
     case CmdOp::Amo:
-      r->result_to = fetches(AmoOp(c.amo_op)) ? c.local : 0;
       start_amo(r, c.pe, c.segment, c.offset, detail::AmoType(c.amo_type), AmoOp(c.amo_op),
                 c.value, c.cond);
       break;
@@ -429,13 +435,15 @@ bool Proxy::step() {
     const detail::Command* slot = channel_.peek();
     if (!slot) break;
     detail::Command c = *slot;
-    uint64_t ticket = channel_.ticket();
+    // Taken off the ring only after execute(): until its request exists, the slot must not be
+    // handed back (its return may still be pending).
+    execute(c, channel_.ticket());
     channel_.pop();
-    execute(c, ticket);
     ++work;
   }
   bool busy = fabric_->in_flight() > 0;
   drive();
+  release_slots();
   return work > 0 || busy;
 }
 

@@ -16,6 +16,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <set>
 #include <string>
 #include <thread>
 #include <vector>
@@ -58,7 +59,7 @@ class Proxy {
   void drive();  // progress without taking new commands
   void on_done(void* ctx, bool ok, const std::string& why);
 
-  Request* new_request(int pe, uint64_t flag);
+  Request* new_request(int pe, uint64_t ticket, bool returns);
   void finish_op(Request* r);
   void complete(Request* r);
   Op* new_op(Request* r);
@@ -71,7 +72,8 @@ class Proxy {
                  uint64_t value, uint64_t cond);
   void serve(Message* m);
   void before_issue(int pe);
-  void set_flag(uint64_t flag);
+  void answer(Request* r, uint64_t value);  // completes the producer's wait
+  void release_slots();
   bool registered(const void* p, uint64_t bytes) const;
 
   Fabric* fabric_ = nullptr;
@@ -89,6 +91,7 @@ class Proxy {
   std::vector<Message*> free_messages_;
   std::vector<Op*> recv_ops_;
 
+  std::set<uint64_t> pending_returns_;  // tickets whose producer still waits
   size_t outstanding_ = 0;             // requests in flight
   std::vector<uint32_t> pe_outstanding_;  // by PE
   std::vector<uint8_t> pe_fenced_;        // by PE: later operations wait for earlier ones

@@ -8,9 +8,12 @@
 // the slot's phase: it differs on every lap, so the proxy needs no doorbell and can never mistake
 // last lap's command for this one. Data travels by reference (`local`), never through the ring.
 //
-// Blocking forms wait on a completion word the proxy sets to 1: for put, once the source may be
-// reused; for get and fetching atomics, once the data or result is in place; for quiet, once
-// everything issued before it is complete at its target.
+// Blocking forms wait on their ticket's return slot, which the proxy tags with ticket + 1 (and
+// fills with a fetched value): for put, once the source may be reused; for get and fetching
+// atomics, once the data or result is in place; for quiet, once everything issued before it is
+// complete at its target. Return slots live with the ring (pinned host memory for GPUs), so a
+// GPU thread and a CPU thread wait the same way; the proxy keeps a slot's ticket counted as
+// unconsumed until its return is written, so a later lap can never reuse it early.
 #pragma once
 
 #include "gshmem/device/amo_op.cuh"
@@ -44,13 +47,19 @@ struct alignas(64) Command {
   uint64_t local;   // put source, get destination, fetched result
   uint64_t bytes;
   uint64_t value;  // atomic operand, signal value
-  uint64_t cond;   // CompareSwap condition; PutSignal: the signal's offset
-  uint64_t flag;   // completion word to set to 1, or 0
+  uint64_t cond;     // CompareSwap condition; PutSignal: the signal's offset
+  uint64_t returns;  // 1: the producer waits on this ticket's return slot
 };
 static_assert(sizeof(Command) == 64, "one command per cache line");
 
+struct alignas(16) Return {
+  uint64_t tag;    // ticket + 1 once the command is done (see above)
+  uint64_t value;  // a fetched value
+};
+
 struct ChannelDevice {
   Command* ring;
+  Return* returns;             // one per ring slot
   uint64_t mask;               // capacity - 1 (capacity is a power of two)
   uint64_t* head;              // next ticket
   const uint64_t* consumed;    // tickets the proxy has taken out of the ring
@@ -81,8 +90,8 @@ GSHMEM_HD GSHMEM_INLINE void require_channel(const DeviceContext& c, Site s, int
   if (!c.channel) bad_input(c, s, BadInput::NoTransport, nullptr, 0, pe);
 }
 
-// Enqueues one command (by one thread). Waits while the ring is full.
-GSHMEM_HD inline void channel_push(const DeviceContext& c, const Command& cmd, Site s) {
+// Enqueues one command (by one thread). Waits while the ring is full. Returns its ticket.
+GSHMEM_HD inline uint64_t channel_push(const DeviceContext& c, const Command& cmd, Site s) {
   require_channel(c, s, cmd.pe);
   ChannelDevice& ch = *c.channel;
   uint64_t t = atomic_ref<uint64_t>(*ch.head).fetch_add(1, relaxed);
@@ -101,16 +110,18 @@ GSHMEM_HD inline void channel_push(const DeviceContext& c, const Command& cmd, S
   slot->bytes = cmd.bytes;
   slot->value = cmd.value;
   slot->cond = cmd.cond;
-  slot->flag = cmd.flag;
+  slot->returns = cmd.returns;
   atomic_ref<uint64_t>(slot->seq).store(t + 1, release);
+  return t;
 }
 
-// Enqueues and waits for the proxy to set the command's completion word.
-GSHMEM_HD inline void channel_call(const DeviceContext& c, Command cmd, Site s) {
-  uint64_t done = 0;
-  cmd.flag = reinterpret_cast<uintptr_t>(&done);
-  channel_push(c, cmd, s);
-  wait_for(c, s, [&] { return atomic_ref<uint64_t>(done).load(acquire) != 0; });
+// Enqueues and waits for the proxy to complete the command; returns the fetched value, if any.
+GSHMEM_HD inline uint64_t channel_call(const DeviceContext& c, Command cmd, Site s) {
+  cmd.returns = 1;
+  uint64_t t = channel_push(c, cmd, s);
+  Return* r = &c.channel->returns[t & c.channel->mask];
+  wait_for(c, s, [&] { return atomic_ref<uint64_t>(r->tag).load(acquire) == t + 1; });
+  return r->value;
 }
 
 GSHMEM_HD GSHMEM_INLINE Command make_command(CmdOp op, Remote r, int pe) {
@@ -170,10 +181,7 @@ GSHMEM_HD T channel_amo(const DeviceContext& c, Remote r, T value, T cond, int p
   cmd.cond = to_bits(cond);
   cmd.bytes = sizeof(T);
   if constexpr (amo_fetches<Op>()) {
-    uint64_t result = 0;
-    cmd.local = reinterpret_cast<uintptr_t>(&result);
-    channel_call(c, cmd, s);
-    return from_bits<T>(result);
+    return from_bits<T>(channel_call(c, cmd, s));
   } else {
     channel_push(c, cmd, s);
     return T();
