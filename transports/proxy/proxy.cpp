@@ -452,10 +452,12 @@ void Proxy::run() {
   while (!stop_) {
     if (step()) {
       idle = 0;
+      // With more busy threads than cores, the peer this work waits for may need our core.
+      if (options_.oversubscribed) sched_yield();
       continue;
     }
     ++idle;
-    if (idle < 2000) {
+    if (idle < 2000 && !options_.oversubscribed) {
       detail::spin_pause();
     } else if (idle < 20000) {
       sched_yield();

@@ -29,6 +29,7 @@ namespace gshmem {
 struct ProxyOptions {
   bool emulate_atomics = false;  // always use the message path for atomics (EFA's behaviour)
   size_t chunk_bytes = size_t(4) << 20;
+  bool oversubscribed = false;  // busy threads outnumber cores: yield between steps
 };
 
 class Proxy {
