@@ -34,8 +34,8 @@ const std::vector<EnvSpec> kRegistry = {
      "(0: no limit; dead PEs are detected regardless).",
      false},
     {"GSHMEM_SPIN_BEFORE_YIELD", EnvKind::Int, "-1", nullptr,
-     "Spins of a wait before it starts yielding the core (-1: automatic; fewer when PEs outnumber "
-     "cores).",
+     "Spins of a wait before it starts yielding the core (-1: automatic: about 10 ms, or 16 when "
+     "this node's PEs outnumber its cores).",
      false},
     // Bootstrap
     {"GSHMEM_BOOTSTRAP", EnvKind::Choice, "auto", "auto|launcher|pmix|uid|single",
@@ -50,8 +50,8 @@ const std::vector<EnvSpec> kRegistry = {
      "and size come from GSHMEM_RANK/GSHMEM_NRANKS, else RANK/WORLD_SIZE.",
      false},
     {"GSHMEM_BOOTSTRAP_UID_IFNAME", EnvKind::String, "", nullptr,
-     "Network interface whose IPv4 address gshmemx_get_uniqueid advertises (default: the first "
-     "non-loopback interface that is up, else loopback).",
+     "Network interface whose IPv4 address rank 0 listens on for the unique-id and PMIx "
+     "bootstraps (default: the first non-loopback interface that is up, else loopback).",
      false},
     {"GSHMEM_RANK", EnvKind::Int, "-1", nullptr, "This process's rank for the unique-id bootstrap.",
      false},
@@ -92,6 +92,29 @@ const std::vector<EnvSpec> kRegistry = {
      false},
     {"GSHMEM_PROXY_RING", EnvKind::Int, "1024", nullptr,
      "Commands in the proxy channel's ring (rounded up to a power of two).", false},
+    // OpenSHMEM wrappers (read by the oshcc and oshc++ scripts, listed here for gshmem-info)
+    {"GSHMEM_OSHCC", EnvKind::String, "", nullptr,
+     "C compiler oshcc runs (default: the one gshmem was built with).", false},
+    {"GSHMEM_OSHCXX", EnvKind::String, "", nullptr,
+     "C++ compiler oshc++ runs (default: the one gshmem was built with).", false},
+    // Collectives
+    {"GSHMEM_ALGO", EnvKind::String, "auto", nullptr,
+     "Collective algorithm: auto (the planner), one of direct direct2 ring tree rd hier pairwise "
+     "for every collective, or coll:algo pairs (allreduce:ring,broadcast:tree). An algorithm a "
+     "collective or team lacks falls back to the planner's choice.",
+     false},
+    {"GSHMEM_NCHANNELS", EnvKind::Int, "0", nullptr,
+     "Channels per collective (0: the planner decides; at most 8). CPU PEs run them one after "
+     "another; a GPU runs one thread block per channel.",
+     false},
+    {"GSHMEM_CHUNK_SIZE", EnvKind::Size, "0", nullptr,
+     "Bytes per pipelining step of the push algorithms (0: the planner decides; capped by the "
+     "scratch slots).",
+     false},
+    {"GSHMEM_COLL_SCRATCH", EnvKind::Size, "8M", nullptr,
+     "Symmetric scratch per PE for collectives, shared by all teams (at least 256K). Larger "
+     "means fewer, longer pipeline rounds.",
+     false},
     // Diagnostics
     {"GSHMEM_DEBUG", EnvKind::Choice, "WARN", "NONE|WARN|INFO|TRACE",
      "Log level. Lines carry host, pid and PE.", false},
@@ -310,12 +333,14 @@ std::string format_bytes(uint64_t bytes) {
   static const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
   double v = double(bytes);
   int u = 0;
-  while (v >= 1023.95 && u < 4) v /= 1024, ++u;
+  while (v >= 1024 && u < 4) v /= 1024, ++u;
   char buf[48];
-  if (u == 0 || std::fabs(v - std::round(v)) < 0.05) {
+  if (v == std::floor(v)) {
     std::snprintf(buf, sizeof buf, "%.0f %s", v, units[u]);
   } else {
-    std::snprintf(buf, sizeof buf, "%.1f %s", v, units[u]);
+    // Never round up to a whole unit: "1023.98 MiB" is not "1 GiB".
+    double shown = std::floor(v * 100) / 100;
+    std::snprintf(buf, sizeof buf, "%.2f %s", shown, units[u]);
   }
   return buf;
 }

@@ -11,6 +11,7 @@
 #include "gshmem/device/barrier.cuh"
 #include "host/env.hpp"
 #include "host/log.hpp"
+#include "host/system.hpp"
 #include "transports/mapped/static_data.hpp"
 
 namespace gshmem {
@@ -46,17 +47,6 @@ Error::Error(int status, std::string call, std::string argument, std::string rea
 
 const DeviceContext& default_context() { return detail::g_default_ctx; }
 
-namespace {
-
-int cpus_available() {
-  cpu_set_t set;
-  CPU_ZERO(&set);
-  if (sched_getaffinity(0, sizeof set, &set) != 0) return int(sysconf(_SC_NPROCESSORS_ONLN));
-  return CPU_COUNT(&set);
-}
-
-}  // namespace
-
 Runtime::Runtime(const gshmemx_init_attr_t* attr) {
   log::configure();
   const Env& env = Env::get();
@@ -77,7 +67,10 @@ Runtime::Runtime(const gshmemx_init_attr_t* attr) {
   mesh_ = std::make_unique<NodeMesh>(*boot_, secret);
   heap_ = std::make_unique<SymmetricHeap>(*boot_, *mesh_, env.size("GSHMEM_SYMMETRIC_SIZE"));
   share_statics();
-  teams_ = std::make_unique<Teams>(ctx_, *heap_, boot_->size());
+  // The collectives keep flags next to each team's sync words and one scratch pool (collectives/).
+  teams_ = std::make_unique<Teams>(ctx_, *heap_, boot_->size(),
+                                   coll::team_area_bytes(boot_->size()),
+                                   coll::scratch_bytes(env.size("GSHMEM_COLL_SCRATCH")));
   if (Network::wanted(mesh_->n_nodes())) {
     network_ = std::make_unique<Network>(
         *boot_, *mesh_, std::vector<FabricRegion>{{heap_->base(), heap_->size()},
@@ -125,15 +118,21 @@ void Runtime::build_context() {
   ctx_.teams = teams_->table();
   ctx_.channel = network_ ? network_->channel() : nullptr;
   ctx_.host_runtime = this;
-  bool oversubscribed = int(mesh_->local_pes().size()) > cpus_available();
+  // Each PE keeps one thread busy, two with the network transport (its proxy thread polls).
+  int busy_threads = int(mesh_->local_pes().size()) * (network_ ? 2 : 1);
+  bool oversubscribed = busy_threads > cpus_available();
   ctx_.flags = oversubscribed ? uint32_t(kCtxOversubscribed) : 0u;
   int64_t spins = env.integer("GSHMEM_SPIN_BEFORE_YIELD");
-  ctx_.spins_before_yield = spins >= 0 ? uint32_t(spins) : oversubscribed ? 16u : 4096u;
+  // Our own PEs outnumber the cores: a waiting PE must give its core to the PE it waits for at
+  // once. Otherwise spin for milliseconds: yielding early costs a whole time slice whenever
+  // anything else is runnable on the machine.
+  ctx_.spins_before_yield = spins >= 0 ? uint32_t(spins) : oversubscribed ? 16u : 200000u;
 }
 
+// Without finalize (a PE leaving early, or failing): no goodbye to the bootstrap, so the launcher
+// reports how this PE ended instead of waiting for it in the next collective.
 Runtime::~Runtime() {
   if (network_) network_->stop();
-  if (!finalized_ && boot_) boot_->finalize();
 }
 
 void Runtime::finalize() {
@@ -198,8 +197,12 @@ void host_bad_input(const DeviceContext& c, Site site, BadInput what, const void
       which = arg;
       why = arg + "=" + hex(addr) + " is not in the symmetric heap [" + hex(c.heap.base) + ", +" +
             format_bytes(c.heap.size) + ")" +
-            (c.statics.size ? " or the program's static data" : "") +
-            ((reinterpret_cast<uintptr_t>(addr) & 3) && c.heap.base ? " or is misaligned" : "");
+            (c.statics.size ? " or the program's static data" : "");
+      break;
+    case BadInput::Misaligned:
+      which = arg;
+      why = arg + "=" + hex(addr) + " is misaligned: an atomic on it needs " +
+            std::to_string(bytes) + "-byte alignment";
       break;
     case BadInput::Size:
       which = "size";
@@ -254,6 +257,16 @@ void host_wait_failed(const DeviceContext& c, Site site, bool timed_out) {
                   double(c.timeout_ns) / 1e9);
   }
   fail(c, Error(GSHMEM_ERROR_TIMEOUT, site.call, "", why));
+}
+
+bool host_drive(const DeviceContext& c) {
+  auto* rt = static_cast<Runtime*>(c.host_runtime);
+  return rt && rt->network() && rt->network()->drive();
+}
+
+void host_wake_proxy(const DeviceContext& c) {
+  auto* rt = static_cast<Runtime*>(c.host_runtime);
+  if (rt && rt->network()) rt->network()->wake();
 }
 
 void host_backoff(uint32_t spins, uint64_t waited_ns) {

@@ -11,6 +11,7 @@
 #include <string>
 
 #include "gshmem/types.h"
+#include "host/sock.hpp"
 
 namespace gshmem {
 
@@ -77,5 +78,11 @@ bool pmix_available();  // built with PMIx and a PMIx server announced itself in
 
 // gshmemx_get_uniqueid: opens rank 0's listener and describes it in *uid.
 int make_uniqueid(gshmemx_uniqueid_t* uid);
+
+// The star protocol over TCP: rank 0 serves (on `listener` when given, else listening on
+// host:port) and every rank connects to host:port.
+std::unique_ptr<Bootstrap> make_tcp_star(int rank, int size, const std::string& host, int port,
+                                         const std::string& secret, sock::Fd listener,
+                                         const BootstrapOptions& options, const char* name);
 
 }  // namespace gshmem

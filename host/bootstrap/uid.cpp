@@ -1,7 +1,7 @@
-// The unique-id bootstrap for launches gshmem does not control (torchrun and the like): rank 0
-// listens on TCP and runs the star server on a thread; every rank, rank 0 included, connects as a
-// client. The address comes from a unique id that rank 0 made and shared out of band, or from
-// GSHMEM_BOOTSTRAP_UID_ADDR when the launcher already knows a host:port.
+// The TCP star bootstrap: rank 0 listens on TCP and runs the star server on a thread; every rank,
+// rank 0 included, connects as a client. The unique-id bootstrap (torchrun and the like) finds
+// rank 0's address in a unique id that rank 0 made and shared out of band, or in
+// GSHMEM_BOOTSTRAP_UID_ADDR; the PMIx bootstrap exchanges it through PMIx once.
 #include <poll.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -104,14 +104,15 @@ class UidServer {
   std::thread thread_;
 };
 
-class UidBootstrap : public Bootstrap {
+class TcpStarBootstrap : public Bootstrap {
  public:
-  UidBootstrap(std::unique_ptr<UidServer> server, std::unique_ptr<star::Client> client)
-      : server_(std::move(server)), client_(std::move(client)) {
+  TcpStarBootstrap(std::unique_ptr<UidServer> server, std::unique_ptr<star::Client> client,
+                   const char* name)
+      : server_(std::move(server)), client_(std::move(client)), name_(name) {
     rank_ = client_->rank();
     size_ = client_->size();
   }
-  const char* name() const override { return "uid"; }
+  const char* name() const override { return name_; }
   void allgather(const void* in, void* out, size_t bytes, const char* what) override {
     client_->allgather(in, out, bytes, what);
   }
@@ -134,6 +135,7 @@ class UidBootstrap : public Bootstrap {
  private:
   std::unique_ptr<UidServer> server_;
   std::unique_ptr<star::Client> client_;
+  const char* name_;
 };
 
 int env_int(const char* name, int fallback) {
@@ -204,36 +206,43 @@ std::unique_ptr<Bootstrap> make_uid_bootstrap(const BootstrapOptions& o) {
                     std::to_string(size) +
                     " (set GSHMEM_RANK and GSHMEM_NRANKS, RANK and WORLD_SIZE, or the attr)");
   }
+  sock::Fd listener;
+  if (rank == 0 && from_uid) {
+    std::lock_guard<std::mutex> lock(g_mutex);
+    if (g_listener && g_listener_secret == info.secret) listener = std::move(g_listener);
+  }
+  return make_tcp_star(rank, size, info.host, info.port, info.secret, std::move(listener), o,
+                       "uid");
+}
+
+std::unique_ptr<Bootstrap> make_tcp_star(int rank, int size, const std::string& host, int port,
+                                         const std::string& secret, sock::Fd listener,
+                                         const BootstrapOptions& o, const char* name) {
   std::unique_ptr<UidServer> server;
   if (rank == 0) {
-    sock::Fd listener;
-    {
-      std::lock_guard<std::mutex> lock(g_mutex);
-      if (from_uid && g_listener && g_listener_secret == info.secret) listener = std::move(g_listener);
-    }
-    if (!listener) listener = sock::listen_tcp(info.host, info.port, 1024);
+    if (!listener) listener = sock::listen_tcp(host, port, 1024);
     if (!listener) {
       throw Error(GSHMEM_ERROR_BOOTSTRAP, "gshmem_init", "GSHMEM_BOOTSTRAP_UID_ADDR",
-                  "rank 0 cannot listen on " + info.host + ":" + std::to_string(info.port) + ": " +
+                  "rank 0 cannot listen on " + host + ":" + std::to_string(port) + ": " +
                       strerror(errno));
     }
-    server = std::make_unique<UidServer>(std::move(listener), size, info.secret);
+    server = std::make_unique<UidServer>(std::move(listener), size, secret);
   }
   auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(o.timeout_s);
   sock::Fd fd;
-  while (!(fd = sock::connect_tcp(info.host, info.port))) {
+  while (!(fd = sock::connect_tcp(host, port))) {
     if (std::chrono::steady_clock::now() > deadline) {
       throw Error(GSHMEM_ERROR_BOOTSTRAP, "gshmem_init", "GSHMEM_BOOTSTRAP_UID_ADDR",
-                  "rank " + std::to_string(rank) + " could not reach rank 0 at " + info.host +
-                      ":" + std::to_string(info.port) + " within GSHMEM_BOOTSTRAP_TIMEOUT");
+                  "rank " + std::to_string(rank) + " could not reach rank 0 at " + host + ":" +
+                      std::to_string(port) + " within GSHMEM_BOOTSTRAP_TIMEOUT");
     }
     ::usleep(50000);
   }
-  GSHMEM_INFO(BOOTSTRAP, "uid bootstrap: rank %d of %d via %s:%d", rank, size, info.host.c_str(),
-              info.port);
-  auto client = std::make_unique<star::Client>(std::move(fd), rank, size, info.secret, o.abort,
-                                               o.timeout_s, "unique-id server on rank 0", "uid");
-  return std::make_unique<UidBootstrap>(std::move(server), std::move(client));
+  GSHMEM_INFO(BOOTSTRAP, "%s bootstrap: rank %d of %d via %s:%d", name, rank, size, host.c_str(),
+              port);
+  auto client = std::make_unique<star::Client>(std::move(fd), rank, size, secret, o.abort,
+                                               o.timeout_s, "bootstrap server on rank 0", name);
+  return std::make_unique<TcpStarBootstrap>(std::move(server), std::move(client), name);
 }
 
 }  // namespace gshmem

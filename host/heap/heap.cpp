@@ -1,5 +1,6 @@
 #include "host/heap/heap.hpp"
 
+#include <cstdio>
 #include <cstring>
 #include <string>
 
@@ -51,7 +52,8 @@ SymmetricHeap::SymmetricHeap(Bootstrap& boot, NodeMesh& mesh, uint64_t bytes)
                       "; every PE must use the same GSHMEM_SYMMETRIC_SIZE");
     }
   }
-  segment_ = SharedSegment(mesh, boot.size(), HostSegment::create("gshmem-heap", bytes),
+  segment_ = SharedSegment(mesh, boot.size(),
+                           HostSegment::create("gshmem-heap", bytes, kBaseAlignment),
                            0x68656170 /* "heap" */, "gshmem_init (heap)");
   GSHMEM_INFO(HEAP, "symmetric heap: %s at %p, %zu peers mapped", format_bytes(bytes).c_str(),
               static_cast<void*>(base()), segment_.mapped_peers());
@@ -67,27 +69,34 @@ uint64_t SymmetricHeap::reserve(uint64_t bytes, uint64_t align, const char* what
   return *off;
 }
 
-const char* SymmetricHeap::check_request(const Request& r, void* old) const {
+std::string SymmetricHeap::check_request(const Request& r, void* old) const {
   auto op = Op(r.op);
+  char ptr[32];
+  std::snprintf(ptr, sizeof ptr, "ptr=%p", old);
   if (op == Op::Calloc && r.bytes == kOverflow) return "count * size overflows";
   if (op == Op::Align && (r.align == 0 || (r.align & (r.align - 1)))) {
-    return "alignment must be a power of two";
+    return "alignment=" + std::to_string(r.align) + " is not a power of two";
+  }
+  if (op == Op::Align && r.align > kBaseAlignment) {
+    return "alignment=" + std::to_string(r.align) +
+           " is larger than the 1 GiB the heap's base guarantees";
   }
   if ((op == Op::Free || op == Op::Realloc) && old) {
-    if (!contains(old)) return "pointer is not in the symmetric heap";
+    if (!contains(old)) return std::string(ptr) + " is not in the symmetric heap";
     if (r.old == kNoBlock || !alloc_.block_size(r.old)) {
-      return "pointer is not the start of an allocated block (freed twice, or never returned "
-             "by gshmem_malloc)";
+      return std::string(ptr) +
+             " is not the start of an allocated block (freed twice, or never returned by "
+             "gshmem_malloc)";
     }
   }
-  return nullptr;
+  return "";
 }
 
 void* SymmetricHeap::allocate(Op op, uint64_t bytes, uint64_t align, void* old, const char* call) {
   Request mine{uint32_t(op), 1, bytes, align, kNoBlock};
   if (old && contains(old)) mine.old = uint64_t(static_cast<char*>(old) - base());
-  if (const char* bad = check_request(mine, old)) {
-    log::error("%s: bad argument %p: %s", call, old ? old : reinterpret_cast<void*>(align), bad);
+  if (std::string bad = check_request(mine, old); !bad.empty()) {
+    log::error("%s: %s; the call does nothing", call, bad.c_str());
     mine.valid = 0;
   }
   std::vector<Request> all(static_cast<size_t>(boot_.size()));

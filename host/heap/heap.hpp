@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "host/bootstrap/bootstrap.hpp"
@@ -20,6 +21,9 @@ class SymmetricHeap {
   enum class Op : uint32_t { Malloc = 1, Calloc, Align, Realloc, Free };
   // Passed as `bytes` by gshmem_calloc when count * size overflows.
   static constexpr uint64_t kOverflow = ~0ull;
+  // The heap's base address is a multiple of this, so gshmem_align can honour any alignment up
+  // to it (address space is reserved, not memory).
+  static constexpr uint64_t kBaseAlignment = uint64_t(1) << 30;
 
   // Collective: creates this PE's segment and maps every same-node peer's.
   SymmetricHeap(Bootstrap& boot, NodeMesh& mesh, uint64_t bytes);
@@ -51,7 +55,8 @@ class SymmetricHeap {
     uint64_t align;
     uint64_t old;  // offset of the block for realloc/free
   };
-  const char* check_request(const Request& r, void* old) const;
+  // Empty when the arguments are fine, else what is wrong, naming the argument.
+  std::string check_request(const Request& r, void* old) const;
   void* apply(const Request& r);
 
   Bootstrap& boot_;

@@ -56,6 +56,6 @@ TEST(Env, EveryDefaultIsReadable) {
 TEST(Env, FormatsBytes) {
   EXPECT_EQ(gshmem::format_bytes(512), "512 B");
   EXPECT_EQ(gshmem::format_bytes(1ull << 30), "1 GiB");
-  EXPECT_EQ(gshmem::format_bytes((1ull << 30) - 1), "1 GiB");
-  EXPECT_EQ(gshmem::format_bytes(1536), "1.5 KiB");
+  EXPECT_EQ(gshmem::format_bytes((1ull << 30) - 20 * 1024), "1023.98 MiB");
+  EXPECT_EQ(gshmem::format_bytes(1536), "1.50 KiB");
 }

@@ -195,7 +195,13 @@ Fabric::Fabric(Bootstrap& boot, const FabricOptions& options,
   fi_cq_attr cq_attr{};
   cq_attr.format = FI_CQ_FORMAT_MSG;
   cq_attr.size = 4096;
-  if ((rc = fi_cq_open(domain_, &cq_attr, &cq_, nullptr))) fail("fi_cq_open", rc);
+  cq_attr.wait_obj = FI_WAIT_FD;  // lets an idle proxy sleep until traffic arrives
+  if (fi_cq_open(domain_, &cq_attr, &cq_, nullptr) == 0) {
+    if (fi_control(&cq_->fid, FI_GETWAIT, &wait_fd_) != 0) wait_fd_ = -1;
+  } else {
+    cq_attr.wait_obj = FI_WAIT_NONE;
+    if ((rc = fi_cq_open(domain_, &cq_attr, &cq_, nullptr))) fail("fi_cq_open", rc);
+  }
   fi_av_attr av_attr{};
   av_attr.type = FI_AV_TABLE;
   av_attr.count = size_t(boot.size());
@@ -404,6 +410,12 @@ int Fabric::read_cq(const Done& done) {
     if (n < 16) break;
   }
   return delivered;
+}
+
+bool Fabric::may_block() {
+  if (wait_fd_ < 0 || !held_.empty() || !held_done_.empty()) return false;
+  fid* f = &cq_->fid;
+  return fi_trywait(fabric_, &f, 1) == 0;
 }
 
 int Fabric::progress(const Done& done) {

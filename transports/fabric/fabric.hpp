@@ -87,6 +87,11 @@ class Fabric {
   int progress(const Done& done);
   // Operations posted (or held) whose completion has not been delivered yet.
   size_t in_flight() const { return in_flight_; }
+  // A file descriptor that becomes readable when the completion queue may have news, and
+  // whether it is safe to block on it now (false: progress first; also false while fault
+  // injection holds operations back).
+  int wait_fd() const { return wait_fd_; }
+  bool may_block();
 
  private:
   struct Held {
@@ -123,6 +128,7 @@ class Fabric {
   std::vector<std::vector<uint64_t>> keys_;   // by PE, then segment
   std::vector<std::vector<uint64_t>> bases_;  // by PE, then segment
   size_t in_flight_ = 0;
+  int wait_fd_ = -1;
   std::deque<Held> held_;
   std::vector<HeldCompletion> held_done_;
   std::mt19937_64 rng_;

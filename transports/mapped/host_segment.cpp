@@ -30,15 +30,26 @@ HostSegment::~HostSegment() {
   if (base_ && owns_mapping_) ::munmap(base_, size_);
 }
 
-HostSegment HostSegment::create(const std::string& name, size_t bytes) {
+HostSegment HostSegment::create(const std::string& name, size_t bytes, size_t alignment) {
   HostSegment s;
   s.fd_.reset(::memfd_create(name.c_str(), MFD_CLOEXEC));
   if (!s.fd_ || ::ftruncate(s.fd_.get(), off_t(bytes)) != 0) {
     throw Error(GSHMEM_ERROR_OUT_OF_MEMORY, "gshmem_init", "GSHMEM_SYMMETRIC_SIZE",
                 "cannot create a " + format_bytes(bytes) + " memory segment: " + strerror(errno));
   }
-  void* p = ::mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_NORESERVE,
-                   s.fd_.get(), 0);
+  // Reserve room to slide to an aligned address, map there, give the slack back.
+  void* range = ::mmap(nullptr, bytes + alignment, PROT_NONE,
+                       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  void* p = MAP_FAILED;
+  if (range != MAP_FAILED) {
+    auto start = reinterpret_cast<uintptr_t>(range);
+    uintptr_t aligned = (start + alignment - 1) & ~uintptr_t(alignment - 1);
+    p = ::mmap(reinterpret_cast<void*>(aligned), bytes, PROT_READ | PROT_WRITE,
+               MAP_SHARED | MAP_NORESERVE | MAP_FIXED, s.fd_.get(), 0);
+    if (aligned > start) ::munmap(range, aligned - start);
+    uintptr_t end = start + bytes + alignment;
+    if (end > aligned + bytes) ::munmap(reinterpret_cast<void*>(aligned + bytes), end - aligned - bytes);
+  }
   if (p == MAP_FAILED) {
     throw Error(GSHMEM_ERROR_OUT_OF_MEMORY, "gshmem_init", "GSHMEM_SYMMETRIC_SIZE",
                 "cannot map " + format_bytes(bytes) + ": " + strerror(errno));

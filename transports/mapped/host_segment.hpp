@@ -16,8 +16,9 @@ class HostSegment {
   HostSegment& operator=(HostSegment&& o) noexcept;
   ~HostSegment();
 
-  // A new zero-filled segment of `bytes` (pages are allocated on first touch).
-  static HostSegment create(const std::string& name, size_t bytes);
+  // A new zero-filled segment of `bytes` (pages are allocated on first touch), mapped at an
+  // address that is a multiple of `alignment` (a power of two).
+  static HostSegment create(const std::string& name, size_t bytes, size_t alignment = 4096);
   // Maps a segment another PE created; takes ownership of fd.
   static HostSegment attach(int fd, size_t bytes);
   // Maps an existing memfd at a fixed address, replacing what was there (used to make the

@@ -29,6 +29,9 @@ class Network {
   const Fabric& fabric() const { return *fabric_; }
   // Stops the proxy thread; call once no peer needs this PE's progress any more.
   void stop();
+  // See Proxy::drive_from_waiter and Proxy::wake.
+  bool drive() { return proxy_->drive_from_waiter(); }
+  void wake() { proxy_->wake(); }
 
  private:
   ChannelHost channel_;

@@ -1,6 +1,9 @@
 #include "transports/proxy/proxy.hpp"
 
+#include <poll.h>
 #include <sched.h>
+#include <sys/eventfd.h>
+#include <unistd.h>
 #include <sys/mman.h>
 #include <time.h>
 
@@ -134,6 +137,7 @@ Proxy::Proxy(ChannelHost& channel, std::vector<FabricRegion> segments, int my_pe
   auto* messages = reinterpret_cast<Message*>(slots + kSlots * kSlotBytes);
   for (size_t i = 0; i < kMessages; ++i) free_messages_.push_back(&messages[i]);
   for (size_t i = 0; i < kOps; ++i) free_ops_.push_back(new Op{});
+  wake_fd_.reset(::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK));
 }
 
 Proxy::~Proxy() {
@@ -157,7 +161,24 @@ void Proxy::start(Fabric& fabric) {
 
 void Proxy::stop() {
   stop_ = true;
+  wake();
   if (thread_.joinable()) thread_.join();
+}
+
+bool Proxy::drive_from_waiter() {
+  waiter_drove_ns_.store(detail::now_ns(), std::memory_order_relaxed);
+  if (!thread_.joinable() || !engine_.try_lock()) return false;
+  bool work = step();
+  engine_.unlock();
+  return work;
+}
+
+void Proxy::wake() {
+  uint64_t one = 1;
+  if (wake_fd_) {
+    ssize_t rc = ::write(wake_fd_.get(), &one, sizeof one);
+    (void)rc;
+  }
 }
 
 // ---- Resources ------------------------------------------------------------------------------
@@ -380,8 +401,9 @@ void Proxy::on_done(void* ctx, bool ok, const std::string& why) {
 
 // ---- The loop -------------------------------------------------------------------------------
 
-void Proxy::drive() {
-  fabric_->progress([this](void* ctx, bool ok, const std::string& why) { on_done(ctx, ok, why); });
+int Proxy::drive() {
+  return fabric_->progress(
+      [this](void* ctx, bool ok, const std::string& why) { on_done(ctx, ok, why); });
 }
 
 void Proxy::execute(const detail::Command& c, uint64_t ticket) {
@@ -441,30 +463,60 @@ bool Proxy::step() {
     channel_.pop();
     ++work;
   }
-  bool busy = fabric_->in_flight() > 0;
-  drive();
+  work += drive();
   release_slots();
-  return work > 0 || busy;
+  return work > 0;
 }
 
 void Proxy::run() {
   uint32_t idle = 0;
   while (!stop_) {
-    if (step()) {
+    bool work = false;
+    if (engine_.try_lock()) {
+      work = step();
+      engine_.unlock();
+    }
+    if (work) {
       idle = 0;
       // With more busy threads than cores, the peer this work waits for may need our core.
       if (options_.oversubscribed) sched_yield();
       continue;
     }
-    ++idle;
-    if (idle < 2000 && !options_.oversubscribed) {
+    if (++idle < 256 && !options_.oversubscribed) {
       detail::spin_pause();
-    } else if (idle < 20000) {
-      sched_yield();
-    } else {
-      timespec ts{0, 20000};
-      nanosleep(&ts, nullptr);
+      continue;
     }
+    sleep();
+    idle = 0;
+  }
+}
+
+// Sleeps until a producer publishes a command, the network has news, or a timeout. While a
+// waiter drives the engine the proxy leaves the completion queue to it and only checks back.
+void Proxy::sleep() {
+  constexpr uint64_t kWaiterRecent = 2000000;  // 2 ms
+  pollfd fds[2] = {{wake_fd_.get(), POLLIN, 0}, {-1, POLLIN, 0}};
+  int timeout_ms = 1;
+  {
+    std::unique_lock<std::mutex> lock(engine_, std::try_to_lock);
+    if (!lock.owns_lock()) return;  // a waiter is driving right now
+    uint64_t since = detail::now_ns() - waiter_drove_ns_.load(std::memory_order_relaxed);
+    if (since >= kWaiterRecent) {
+      if (!fabric_->may_block()) return;  // the fabric needs progress now
+      fds[1].fd = fabric_->wait_fd();
+      timeout_ms = 100;
+    }
+    // Announce the sleep, then look at the ring once more (pairs with channel_push).
+    channel_.set_sleeping(true);
+    if (channel_.peek()) {
+      channel_.set_sleeping(false);
+      return;
+    }
+  }
+  ::poll(fds, 2, timeout_ms);
+  channel_.set_sleeping(false);
+  uint64_t drained;
+  while (::read(wake_fd_.get(), &drained, sizeof drained) > 0) {
   }
 }
 

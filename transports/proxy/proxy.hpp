@@ -16,11 +16,13 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <mutex>
 #include <set>
 #include <string>
 #include <thread>
 #include <vector>
 
+#include "host/sock.hpp"
 #include "transports/fabric/fabric.hpp"
 #include "transports/proxy/channel_host.hpp"
 
@@ -49,15 +51,22 @@ class Proxy {
   // Stops after the current step; call once no peer needs this PE's progress any more.
   void stop();
 
+  // Progress by waiters: a thread waiting inside gshmem runs one engine step when no other thread
+  // is running one. True when the step did some work.
+  bool drive_from_waiter();
+  // A producer published a command while the proxy thread sleeps.
+  void wake();
+
  private:
   struct Request;
   struct Op;
   struct Message;
 
   void run();
+  void sleep();
   bool step();
   void execute(const detail::Command& c, uint64_t ticket);
-  void drive();  // progress without taking new commands
+  int drive();  // progress without taking new commands; returns completions handled
   void on_done(void* ctx, bool ok, const std::string& why);
 
   Request* new_request(int pe, uint64_t ticket, bool returns);
@@ -97,6 +106,11 @@ class Proxy {
   std::vector<uint32_t> pe_outstanding_;  // by PE
   std::vector<uint8_t> pe_fenced_;        // by PE: later operations wait for earlier ones
 
+  // One thread at a time runs the engine (the proxy thread or a waiter): the fabric is
+  // single-threaded (FI_THREAD_DOMAIN) and so is the engine's bookkeeping.
+  std::mutex engine_;
+  std::atomic<uint64_t> waiter_drove_ns_{0};
+  sock::Fd wake_fd_;  // eventfd: producers wake a sleeping proxy thread
   std::atomic<bool> stop_{false};
   std::thread thread_;
 };

@@ -50,10 +50,11 @@ template <AmoOp Op, class T>
 GSHMEM_HD GSHMEM_INLINE T atomic(const DeviceContext& c, T* dst, T value, T cond, int pe,
                                  Site s = {"gshmem_atomic"}) {
   static_assert(sizeof(T) == 4 || sizeof(T) == 8, "gshmem atomics are 32- or 64-bit");
+  Site at = s.with(Op == AmoOp::Fetch ? "source" : "dest");
   if (detail::checks_on(c) && (reinterpret_cast<uintptr_t>(dst) % sizeof(T)) != 0) {
-    detail::bad_input(c, s, BadInput::Address, dst, sizeof(T), pe);
+    detail::bad_input(c, at, BadInput::Misaligned, dst, sizeof(T), pe);
   }
-  Remote r = resolve(c, dst, sizeof(T), pe, s.with("dest"));
+  Remote r = resolve(c, dst, sizeof(T), pe, at);
   if (r.ptr) return detail::amo_apply<Op>(reinterpret_cast<T*>(r.ptr), value, cond);
   return detail::channel_amo<Op>(c, r, value, cond, pe, s);
 }

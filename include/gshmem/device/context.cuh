@@ -74,6 +74,7 @@ struct Site {
 enum class BadInput : uint8_t {
   Pe,
   Address,
+  Misaligned,
   Size,
   Stride,
   Cmp,

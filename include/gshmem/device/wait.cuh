@@ -10,6 +10,10 @@ namespace gshmem::detail {
 // Host side of a long wait: yields the core (more PEs than cores must not crawl) and, after a long
 // wait, sleeps briefly so a PE blocked on a slow peer does not burn a core the peer needs.
 void host_backoff(uint32_t spins, uint64_t waited_ns);
+// A host thread waiting inside gshmem runs its PE's proxy engine for a step when no other thread
+// is (progress by waiters): its network operations then need no other thread to be scheduled.
+// True when the step did some work.
+bool host_drive(const DeviceContext& c);
 
 template <class Done>
 GSHMEM_HD void wait_slow(const DeviceContext& c, Site site, Done& done) {
@@ -40,6 +44,7 @@ GSHMEM_HD void wait_slow(const DeviceContext& c, Site site, Done& done) {
 #if GSHMEM_ON_DEVICE
     spin_pause();
 #else
+    if (c.channel && (spins & 3) == 0 && host_drive(c)) continue;
     if (spins < c.spins_before_yield) {
       spin_pause();
     } else {
