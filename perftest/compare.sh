@@ -1,0 +1,214 @@
+#!/usr/bin/env bash
+# Side-by-side figures: gshmem's point-to-point perftests next to the same work through Open MPI's
+# OpenSHMEM (baselines/shmem_latency.c, built here with oshcc) and MPI RMA
+# (gshmem_mpi_rma_bench), with ratios and the two targets of the pt2pt issue.
+#
+#   perftest/compare.sh BUILD_DIR [pt2pt] [-r REPEATS]
+#
+# Every job runs REPEATS times (default 3) and each figure is the best of its runs (lowest latency,
+# highest bandwidth): on a shared machine other processes only ever make things slower. The
+# tables of the first run are printed, then the summary. Numbers come from the programs' --json
+# lines (format: perftest/common/table.hpp). A baseline that is not installed shows as "-".
+# Exit status: 0 when both targets are met, 1 when one is missed, 2 when something did not run.
+#
+# Environment: MPI_OSC (default sm) picks Open MPI's one-sided component. osc/sm is its
+# load/store path between processes of one node, the counterpart of gshmem's mapped peers; the
+# default osc/rdma of Open MPI 4.1.4 also segfaults at the target of a 64-bit
+# MPI_Compare_and_swap over btl/vader (open-mpi/ompi#7967, #11349).
+set -uo pipefail
+
+usage() {
+  echo "usage: $0 BUILD_DIR [pt2pt] [-r REPEATS]" >&2
+  exit 2
+}
+build=
+suite=pt2pt
+repeats=3
+while (($#)); do
+  case $1 in
+    -r)
+      [[ ${2:-} =~ ^[1-9][0-9]*$ ]] || usage
+      repeats=$2
+      shift 2
+      ;;
+    -h | --help) usage ;;
+    *)
+      if [[ -z $build ]]; then build=$1; else suite=$1; fi
+      shift
+      ;;
+  esac
+done
+[[ -n $build ]] || usage
+build=$(cd "$build" 2>/dev/null && pwd) || usage
+[[ $suite == pt2pt ]] || { echo "$0: unknown suite '$suite' (known: pt2pt)" >&2; exit 2; }
+
+here=$(cd "$(dirname "$0")" && pwd)
+gshmemrun=$build/gshmemrun
+pt2pt=$build/perftest/pt2pt
+mpi_bench=$build/perftest/baselines/gshmem_mpi_rma_bench
+ompi_flags=(--oversubscribe --allow-run-as-root)
+mpi_osc=${MPI_OSC:-sm}
+limit=300  # seconds for any one job
+
+out=$(mktemp -d)
+trap 'rm -rf "$out"' EXIT
+broken=0
+# Other work on the machine skews every figure (most of all 8 PEs on few cores); say how busy it was.
+load() { cut -d' ' -f1 /proc/loadavg 2>/dev/null || echo "?"; }
+load_start=$(load)
+
+# run NAME CMD...: runs CMD REPEATS times with the stdout of run k in $out/NAME.k, and shows the
+# tables (not the JSON lines) of the first run. A non-zero exit after results is reported but
+# tolerated: Open MPI's OpenSHMEM crashes in shmem_finalize after printing everything. A job
+# with no results at all marks the comparison broken.
+run() {
+  local name=$1 k rc
+  shift
+  echo "## $*"
+  for ((k = 1; k <= repeats; ++k)); do
+    timeout "$limit" "$@" >"$out/$name.$k" 2>"$out/$name.err"
+    rc=$?
+    ((k == 1)) && grep -v '^{' "$out/$name.1"
+    if ((rc != 0)); then
+      ((k == 1)) && echo "## (exit status $rc; last lines of stderr:)" &&
+        grep -v '^\[' "$out/$name.err" | tail -n 3
+      grep -q '^{' "$out/$name.$k" || broken=1
+    fi
+  done
+  echo
+}
+
+# value BEST NAME TEST [SIZE] [OP] [KEY]: over the runs of job NAME, the BEST (min or max) KEY
+# field (default "value") of TEST's row with that size and op; "-" when there is none.
+value() {
+  local best=$1 name=$2 test=$3 size=${4:-} op=${5:-} key=${6:-value} v
+  v=$(cat "$out/$name".[0-9]* 2>/dev/null | grep '^{' |
+    grep -F "\"test\":\"$test\"" |
+    { if [[ -n $size ]]; then grep -F "\"size\":$size,"; else cat; fi; } |
+    { if [[ -n $op ]]; then grep -F "\"op\":\"$op\""; else cat; fi; } |
+    sed -nE "s/.*\"$key\":(-?[0-9.eE+-]+).*/\1/p" | sort -g |
+    if [[ $best == min ]]; then head -n 1; else tail -n 1; fi)
+  echo "${v:--}"
+}
+
+# ratio A B: A/B to two decimals, or "-" when either is missing.
+ratio() {
+  if [[ $1 == - || $2 == - ]]; then echo -; else awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a / b }'; fi
+}
+
+# better BEST A B: the better (min or max) of two figures, ignoring missing ones.
+better() {
+  local best=$1 a=$2 b=$3
+  if [[ $a == - ]]; then echo "$b"; return; fi
+  if [[ $b == - ]]; then echo "$a"; return; fi
+  awk -v m="$best" -v a="$a" -v b="$b" 'BEGIN { print ((m == "min" ? a < b : a > b) ? a : b) }'
+}
+
+# ---- gshmem ----------------------------------------------------------------------------------
+for prog in put_bw get_bw put_latency p_latency atomic_latency barrier_latency; do
+  if [[ ! -x $pt2pt/gshmem_$prog ]]; then
+    echo "$0: $pt2pt/gshmem_$prog is not built" >&2
+    exit 2
+  fi
+  run "g_$prog" "$gshmemrun" -n 2 "$pt2pt/gshmem_$prog" --json
+done
+run g_barrier8 "$gshmemrun" -n 8 "$pt2pt/gshmem_barrier_latency" --json
+
+# ---- Open MPI OpenSHMEM ----------------------------------------------------------------------
+if command -v oshcc >/dev/null && command -v oshrun >/dev/null; then
+  if oshcc -O2 -Wall -Wextra -Wno-unused-parameter -o "$out/shmem_latency" \
+    "$here/baselines/shmem_latency.c" 2>"$out/oshcc.err"; then
+    run o_2 oshrun -np 2 "${ompi_flags[@]}" "$out/shmem_latency" --json
+    run o_8 oshrun -np 8 "${ompi_flags[@]}" "$out/shmem_latency" --json -n 2000 -w 100
+  else
+    echo "## oshcc failed to build shmem_latency.c:"
+    cat "$out/oshcc.err"
+    broken=1
+  fi
+else
+  echo "## Open MPI OpenSHMEM: oshcc/oshrun not found, skipped"
+fi
+
+# ---- MPI RMA ---------------------------------------------------------------------------------
+if [[ -x $mpi_bench ]] && command -v mpirun >/dev/null; then
+  mpi=(mpirun "${ompi_flags[@]}" --mca osc "$mpi_osc")
+  run m_2 "${mpi[@]}" -np 2 "$mpi_bench" --json
+  run m_8 "${mpi[@]}" -np 8 "$mpi_bench" barrier_latency --json
+else
+  echo "## MPI RMA: $mpi_bench or mpirun not found, skipped"
+fi
+
+# ---- Summary ---------------------------------------------------------------------------------
+# Four significant digits, as the tables print them.
+short() {
+  if [[ $1 == - ]]; then echo -; else awk -v v="$1" 'BEGIN { printf "%.4g", v }'; fi
+}
+
+# row LABEL BEST GSHMEM OSHMEM MPI: BEST is min for latencies, max for bandwidths.
+row() {
+  local label=$1 best=$2 g=$3 o=$4 m=$5 b r
+  b=$(better "$best" "$o" "$m")
+  if [[ $best == min ]]; then r=$(ratio "$b" "$g"); else r=$(ratio "$g" "$b"); fi
+  printf '%-30s %12s %16s %12s %8s\n' "$label" "$(short "$g")" "$(short "$o")" "$(short "$m")" "$r"
+}
+
+mib=1048576
+cores=$(nproc)
+echo "# summary, best of $repeats run(s), on $cores cores; load average $load_start at start," \
+  "$(load) at end."
+if awk -v l="$load_start" -v c="$cores" 'BEGIN { exit !(l > c / 2) }'; then
+  echo "# WARNING: the machine was busy; figures, and the 8-PE barrier most, are unreliable."
+fi
+echo "# 2 PEs unless noted. ratio = best baseline / gshmem for latencies, gshmem / best"
+echo "# baseline for bandwidths: above 1, gshmem is ahead. MPI RMA: osc/$mpi_osc, MPI_Win_flush."
+printf '%-30s %12s %16s %12s %8s\n' metric gshmem "Open MPI OSHMEM" "MPI RMA" ratio
+row "put_bw 1 MiB (GB/s)" max "$(value max g_put_bw put_bw $mib)" - \
+  "$(value max m_2 put_bw $mib)"
+row "get_bw 1 MiB (GB/s)" max "$(value max g_get_bw get_bw $mib)" - \
+  "$(value max m_2 get_bw $mib)"
+row "put 8 B + quiet (us)" min "$(value min g_put_latency put_latency 8)" \
+  "$(value min o_2 put_latency 8)" "$(value min m_2 put_latency 8)"
+row "p + quiet (us)" min "$(value min g_p_latency p_latency)" "$(value min o_2 p_latency)" \
+  "$(value min m_2 p_latency)"
+row "p ping-pong half RTT (us)" min "$(value min g_p_latency p_pingpong)" \
+  "$(value min o_2 p_pingpong)" -
+for op in fetch_add add compare_swap swap fetch; do
+  row "$op (us)" min "$(value min g_atomic_latency atomic_latency 8 $op)" \
+    "$(value min o_2 atomic_latency 8 $op)" "$(value min m_2 atomic_latency 8 $op)"
+done
+row "barrier_all (us)" min "$(value min g_barrier_latency barrier_latency 0 barrier_all)" \
+  "$(value min o_2 barrier_latency 0 barrier_all)" \
+  "$(value min m_2 barrier_latency 0 MPI_Barrier)"
+row "sync_all (us)" min "$(value min g_barrier_latency barrier_latency 0 sync_all)" \
+  "$(value min o_2 barrier_latency 0 sync_all)" -
+row "barrier_all, 8 PEs (us)" min "$(value min g_barrier8 barrier_latency 0 barrier_all)" \
+  "$(value min o_8 barrier_latency 0 barrier_all)" \
+  "$(value min m_8 barrier_latency 0 MPI_Barrier)"
+
+# ---- Targets ---------------------------------------------------------------------------------
+# check LABEL VALUE OP LIMIT: prints the verdict; returns 1 when missed or missing.
+check() {
+  local label=$1 v=$2 op=$3 limit=$4
+  if [[ $v == - ]]; then
+    echo "# $label: missing (target $op $limit): NOT RUN"
+    return 1
+  fi
+  if awk -v v="$v" -v l="$limit" "BEGIN { exit !(v $op l) }"; then
+    echo "# $label: $v (target $op $limit): PASS"
+  else
+    echo "# $label: $v (target $op $limit): MISSED"
+    return 1
+  fi
+}
+echo
+# Both figures of a ratio are bests over the same runs.
+copy_ratio=$(ratio "$(value max g_put_bw put_bw $mib)" \
+  "$(value max g_put_bw put_bw $mib "" memcpy)")
+barrier_ratio=$(ratio "$(value min g_barrier8 barrier_latency 0 barrier_all)" \
+  "$(value min g_barrier_latency barrier_latency 0 barrier_all)")
+missed=0
+check "put_bw / single-thread memcpy at 1 MiB" "$copy_ratio" ">=" 0.9 || missed=1
+check "gshmem barrier_all 8 PEs / 2 PEs on $cores cores" "$barrier_ratio" "<=" 10 || missed=1
+
+if ((broken)); then exit 2; fi
+exit $missed
