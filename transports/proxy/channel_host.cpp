@@ -21,7 +21,6 @@ ChannelHost::ChannelHost(size_t capacity) {
   device_.head = &head_.value;
   device_.consumed = &consumed_.value;
   device_.quiet_done = &quiet_done_.value;
-  device_.proxy_sleeping = &sleeping_;
 }
 
 ChannelHost::~ChannelHost() {
@@ -43,10 +42,6 @@ void ChannelHost::give_return(uint64_t ticket, uint64_t value) {
   detail::Return& r = returns_[ticket & device_.mask];
   r.value = value;
   detail::atomic_ref<uint64_t>(r.tag).store(ticket + 1, detail::release);
-}
-
-void ChannelHost::set_sleeping(bool sleeping) {
-  detail::atomic_ref<uint32_t>(sleeping_).store(sleeping ? 1u : 0u, detail::seq_cst);
 }
 
 void ChannelHost::mark_quiet_done(uint64_t ticket) {

@@ -32,8 +32,6 @@ class ChannelHost {
   void give_return(uint64_t ticket, uint64_t value);
   // Publishes that every command before `ticket` is complete (lets quiet skip the proxy).
   void mark_quiet_done(uint64_t ticket);
-  // The proxy announces it is about to sleep (producers then wake it); see Proxy::sleep.
-  void set_sleeping(bool sleeping);
   size_t capacity() const { return size_t(device_.mask + 1); }
 
  private:
@@ -43,7 +41,6 @@ class ChannelHost {
   detail::Command* ring_ = nullptr;
   detail::Return* returns_ = nullptr;
   Counter head_, consumed_, quiet_done_;
-  alignas(64) uint32_t sleeping_ = 0;
   uint64_t tail_ = 0;
   detail::ChannelDevice device_{};
 };

@@ -64,8 +64,7 @@ Network::Network(Bootstrap& boot, const NodeMesh& mesh, const std::vector<Fabric
   const Env& env = Env::get();
   ProxyOptions po;
   po.emulate_atomics = env.str("GSHMEM_FABRIC_ATOMICS") == "emulated";
-  // Every PE of this node runs its own thread and this proxy.
-  po.oversubscribed = int(mesh.local_pes().size()) * 2 > cpus_available();
+  po.oversubscribed = int(mesh.local_pes().size()) > cpus_available();
   proxy_ = std::make_unique<Proxy>(channel_, segments, boot.rank(), boot.size(), po,
                                    std::move(fail));
   std::vector<FabricRegion> regions = segments;

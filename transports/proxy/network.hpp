@@ -29,9 +29,8 @@ class Network {
   const Fabric& fabric() const { return *fabric_; }
   // Stops the proxy thread; call once no peer needs this PE's progress any more.
   void stop();
-  // See Proxy::drive_from_waiter and Proxy::wake.
-  bool drive() { return proxy_->drive_from_waiter(); }
-  void wake() { proxy_->wake(); }
+  // See Proxy::drive_from_waiter.
+  bool drive(bool post_only) { return proxy_->drive_from_waiter(post_only); }
 
  private:
   ChannelHost channel_;

@@ -2,7 +2,6 @@
 
 #include <poll.h>
 #include <sched.h>
-#include <sys/eventfd.h>
 #include <unistd.h>
 #include <sys/mman.h>
 #include <time.h>
@@ -137,7 +136,6 @@ Proxy::Proxy(ChannelHost& channel, std::vector<FabricRegion> segments, int my_pe
   auto* messages = reinterpret_cast<Message*>(slots + kSlots * kSlotBytes);
   for (size_t i = 0; i < kMessages; ++i) free_messages_.push_back(&messages[i]);
   for (size_t i = 0; i < kOps; ++i) free_ops_.push_back(new Op{});
-  wake_fd_.reset(::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK));
 }
 
 Proxy::~Proxy() {
@@ -161,25 +159,17 @@ void Proxy::start(Fabric& fabric) {
 
 void Proxy::stop() {
   stop_ = true;
-  wake();
   if (thread_.joinable()) thread_.join();
 }
 
-bool Proxy::drive_from_waiter() {
+bool Proxy::drive_from_waiter(bool post_only) {
   waiter_drove_ns_.store(detail::now_ns(), std::memory_order_relaxed);
   if (!thread_.joinable() || !engine_.try_lock()) return false;
-  bool work = step();
+  bool work = step(post_only);
   engine_.unlock();
   return work;
 }
 
-void Proxy::wake() {
-  uint64_t one = 1;
-  if (wake_fd_) {
-    ssize_t rc = ::write(wake_fd_.get(), &one, sizeof one);
-    (void)rc;
-  }
-}
 
 // ---- Resources ------------------------------------------------------------------------------
 
@@ -451,7 +441,7 @@ void Proxy::execute(const detail::Command& c, uint64_t ticket) {
   finish_op(r);  // drops the hold taken by new_request
 }
 
-bool Proxy::step() {
+bool Proxy::step(bool post_only) {
   int work = 0;
   while (work < 64) {
     const detail::Command* slot = channel_.peek();
@@ -463,7 +453,7 @@ bool Proxy::step() {
     channel_.pop();
     ++work;
   }
-  work += drive();
+  if (!post_only) work += drive();
   release_slots();
   return work > 0;
 }
@@ -491,33 +481,26 @@ void Proxy::run() {
   }
 }
 
-// Sleeps until a producer publishes a command, the network has news, or a timeout. While a
-// waiter drives the engine the proxy leaves the completion queue to it and only checks back.
+// Background progress for when no thread of this PE is inside gshmem (the PE computes, or its
+// peers need it to progress): sleeps on the completion queue's file descriptor until the network
+// has news. While waiters drive the engine it leaves the queue to them and only checks back.
+// Commands need no wake-up: host producers issue their own (see channel_push); device producers
+// are covered by the short sleeps of a GPU heap's proxy.
 void Proxy::sleep() {
   constexpr uint64_t kWaiterRecent = 2000000;  // 2 ms
-  pollfd fds[2] = {{wake_fd_.get(), POLLIN, 0}, {-1, POLLIN, 0}};
+  pollfd fd{-1, POLLIN, 0};
   int timeout_ms = 1;
   {
     std::unique_lock<std::mutex> lock(engine_, std::try_to_lock);
     if (!lock.owns_lock()) return;  // a waiter is driving right now
     uint64_t since = detail::now_ns() - waiter_drove_ns_.load(std::memory_order_relaxed);
-    if (since >= kWaiterRecent) {
+    if (since >= kWaiterRecent && !channel_.peek()) {
       if (!fabric_->may_block()) return;  // the fabric needs progress now
-      fds[1].fd = fabric_->wait_fd();
+      fd.fd = fabric_->wait_fd();
       timeout_ms = 100;
     }
-    // Announce the sleep, then look at the ring once more (pairs with channel_push).
-    channel_.set_sleeping(true);
-    if (channel_.peek()) {
-      channel_.set_sleeping(false);
-      return;
-    }
   }
-  ::poll(fds, 2, timeout_ms);
-  channel_.set_sleeping(false);
-  uint64_t drained;
-  while (::read(wake_fd_.get(), &drained, sizeof drained) > 0) {
-  }
+  ::poll(&fd, 1, timeout_ms);
 }
 
 }  // namespace gshmem

@@ -22,7 +22,6 @@
 #include <thread>
 #include <vector>
 
-#include "host/sock.hpp"
 #include "transports/fabric/fabric.hpp"
 #include "transports/proxy/channel_host.hpp"
 
@@ -52,10 +51,9 @@ class Proxy {
   void stop();
 
   // Progress by waiters: a thread waiting inside gshmem runs one engine step when no other thread
-  // is running one. True when the step did some work.
-  bool drive_from_waiter();
-  // A producer published a command while the proxy thread sleeps.
-  void wake();
+  // is running one; a thread that just pushed a command (`post_only`) only issues what is queued,
+  // leaving completions to whoever waits. True when the step did some work.
+  bool drive_from_waiter(bool post_only);
 
  private:
   struct Request;
@@ -64,7 +62,7 @@ class Proxy {
 
   void run();
   void sleep();
-  bool step();
+  bool step(bool post_only = false);
   void execute(const detail::Command& c, uint64_t ticket);
   int drive();  // progress without taking new commands; returns completions handled
   void on_done(void* ctx, bool ok, const std::string& why);
@@ -110,7 +108,6 @@ class Proxy {
   // single-threaded (FI_THREAD_DOMAIN) and so is the engine's bookkeeping.
   std::mutex engine_;
   std::atomic<uint64_t> waiter_drove_ns_{0};
-  sock::Fd wake_fd_;  // eventfd: producers wake a sleeping proxy thread
   std::atomic<bool> stop_{false};
   std::thread thread_;
 };

@@ -64,11 +64,7 @@ struct ChannelDevice {
   uint64_t* head;              // next ticket
   const uint64_t* consumed;    // tickets the proxy has taken out of the ring
   const uint64_t* quiet_done;  // every ticket below this one is complete at its target
-  uint32_t* proxy_sleeping;    // the proxy thread sleeps: a host producer must wake it
 };
-
-// Host side: wakes a sleeping proxy thread (implemented by the runtime).
-void host_wake_proxy(const DeviceContext& c);
 
 // Nothing was pushed since the last completed quiet: fence and quiet have nothing to do.
 GSHMEM_HD GSHMEM_INLINE bool channel_idle(const ChannelDevice& ch) {
@@ -117,10 +113,9 @@ GSHMEM_HD inline uint64_t channel_push(const DeviceContext& c, const Command& cm
   slot->returns = cmd.returns;
   atomic_ref<uint64_t>(slot->seq).store(t + 1, release);
 #if !GSHMEM_ON_DEVICE
-  // Pairs with the proxy's "announce sleep, then look at the ring once more": either it sees
-  // this command or this thread sees it asleep.
-  thread_fence_system();
-  if (atomic_ref<uint32_t>(*ch.proxy_sleeping).load(relaxed)) host_wake_proxy(c);
+  // A host producer issues its own command when no other thread runs the engine: no thread has
+  // to be woken or scheduled for it (the proxy thread is background progress).
+  host_drive(c, true);
 #endif
   return t;
 }

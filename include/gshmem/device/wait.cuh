@@ -12,8 +12,8 @@ namespace gshmem::detail {
 void host_backoff(uint32_t spins, uint64_t waited_ns);
 // A host thread waiting inside gshmem runs its PE's proxy engine for a step when no other thread
 // is (progress by waiters): its network operations then need no other thread to be scheduled.
-// True when the step did some work.
-bool host_drive(const DeviceContext& c);
+// `post_only`: just issue queued commands (after a push). True when the step did some work.
+bool host_drive(const DeviceContext& c, bool post_only = false);
 
 template <class Done>
 GSHMEM_HD void wait_slow(const DeviceContext& c, Site site, Done& done) {
