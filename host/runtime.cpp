@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <cstring>
 
+#include "gshmem/coll/workspace.cuh"
 #include "gshmem/device/barrier.cuh"
 #include "host/env.hpp"
 #include "host/log.hpp"
@@ -118,9 +119,8 @@ void Runtime::build_context() {
   ctx_.teams = teams_->table();
   ctx_.channel = network_ ? network_->channel() : nullptr;
   ctx_.host_runtime = this;
-  // Each PE keeps one thread busy, two with the network transport (its proxy thread polls).
-  int busy_threads = int(mesh_->local_pes().size()) * (network_ ? 2 : 1);
-  bool oversubscribed = busy_threads > cpus_available();
+  // Each PE keeps one thread busy (its proxy thread sleeps unless the PE computes).
+  bool oversubscribed = int(mesh_->local_pes().size()) > cpus_available();
   ctx_.flags = oversubscribed ? uint32_t(kCtxOversubscribed) : 0u;
   int64_t spins = env.integer("GSHMEM_SPIN_BEFORE_YIELD");
   // Our own PEs outnumber the cores: a waiting PE must give its core to the PE it waits for at
@@ -259,14 +259,9 @@ void host_wait_failed(const DeviceContext& c, Site site, bool timed_out) {
   fail(c, Error(GSHMEM_ERROR_TIMEOUT, site.call, "", why));
 }
 
-bool host_drive(const DeviceContext& c) {
+bool host_drive(const DeviceContext& c, bool post_only) {
   auto* rt = static_cast<Runtime*>(c.host_runtime);
-  return rt && rt->network() && rt->network()->drive();
-}
-
-void host_wake_proxy(const DeviceContext& c) {
-  auto* rt = static_cast<Runtime*>(c.host_runtime);
-  if (rt && rt->network()) rt->network()->wake();
+  return rt && rt->network() && rt->network()->drive(post_only);
 }
 
 void host_backoff(uint32_t spins, uint64_t waited_ns) {

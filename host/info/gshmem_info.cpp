@@ -6,6 +6,7 @@
 #include <cstring>
 #include <string>
 
+#include "collectives/planner.hpp"
 #include "gshmem/gshmem.hpp"
 #include "host/env.hpp"
 #include "host/topology/topology.hpp"
@@ -21,6 +22,8 @@ void usage(FILE* f) {
                "  --topology    what hwloc sees (this machine, or an XML/synthetic description)\n"
                "  --local-pes N the GPU and NIC each of N PEs on such a node would use\n"
                "  --fabric      the libfabric provider gshmem would pick and what it offers\n"
+               "  --plan SPEC   the collectives planner's choices for a team shape, e.g.\n"
+               "                nodes=16,ppn=8,intra=nvlink,inter=efa,op=allreduce,sizes=8-1G\n"
                "With no option, prints everything.\n");
 }
 
@@ -106,6 +109,9 @@ int main(int argc, char** argv) {
     } else if (a == "--fabric") {
       fabric = true;
       if (i + 1 < argc && argv[i + 1][0] != '-') provider = argv[++i];
+    } else if (a == "--plan") {
+      // Planner only: no build banner, so the table can be read by scripts.
+      return gshmem::coll::print_plan(i + 1 < argc ? argv[i + 1] : "", stdout);
     } else if (a == "--all") {
       env = topo = fabric = true;
     } else if (a == "-h" || a == "--help") {

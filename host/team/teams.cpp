@@ -16,10 +16,17 @@ bool is_predefined(gshmem_team_t t) {
 
 }  // namespace
 
-Teams::Teams(const DeviceContext& ctx, SymmetricHeap& heap, int n_pes) : ctx_(ctx) {
+Teams::Teams(const DeviceContext& ctx, SymmetricHeap& heap, int n_pes, uint64_t coll_area_bytes,
+             uint64_t coll_pool_bytes)
+    : ctx_(ctx) {
   uint64_t bytes = sizeof(detail::TeamSyncWords) + sizeof(uint64_t) * uint64_t(n_pes);
-  words_per_slot_ = (bytes + 63) / 64 * 64;
+  coll_area_at_ = (bytes + 63) / 64 * 64;
+  words_per_slot_ = (coll_area_at_ + coll_area_bytes + 63) / 64 * 64;
   psync_base_ = heap.reserve(words_per_slot_ * GSHMEM_MAX_TEAMS, 64, "team sync words");
+  if (coll_pool_bytes) {
+    coll_pool_ = heap.reserve(coll_pool_bytes, 4096, "collective scratch (GSHMEM_COLL_SCRATCH)");
+    coll_pool_bytes_ = coll_pool_bytes;
+  }
 }
 
 void Teams::set(gshmem_team_t slot, std::vector<int32_t> members, int my_pe) {

@@ -14,14 +14,23 @@ namespace gshmem {
 
 class Teams {
  public:
-  // Reserves every slot's sync words in the heap (same offsets on every PE).
-  Teams(const DeviceContext& ctx, SymmetricHeap& heap, int n_pes);
+  // Reserves every slot's sync words in the heap (same offsets on every PE). For the
+  // collectives (collectives/): `coll_area_bytes` more per slot, zeroed with the sync words when
+  // a team is created, and one scratch pool of `coll_pool_bytes` shared by all teams.
+  Teams(const DeviceContext& ctx, SymmetricHeap& heap, int n_pes, uint64_t coll_area_bytes = 0,
+        uint64_t coll_pool_bytes = 0);
 
   // WORLD, SHARED (peers whose heap is mapped here) and NODE (same node). Call once the context
   // that refers to table() is live; needs no communication.
   void init_predefined(int my_pe, const std::vector<int>& shared, const std::vector<int>& node);
 
   const TeamInfo* table() const { return table_.data(); }
+  // Heap offsets of a slot's collective area and of the collective scratch pool.
+  uint64_t coll_area_offset(gshmem_team_t team) const {
+    return psync_base_ + uint64_t(team) * words_per_slot_ + coll_area_at_;
+  }
+  uint64_t coll_pool_offset() const { return coll_pool_; }
+  uint64_t coll_pool_bytes() const { return coll_pool_bytes_; }
   // The team as seen from this PE; nullptr when the handle is invalid or this PE not a member.
   const TeamInfo* find(gshmem_team_t team) const;
   int translate(gshmem_team_t src, int src_pe, gshmem_team_t dest) const;
@@ -43,6 +52,9 @@ class Teams {
   const DeviceContext& ctx_;
   uint64_t words_per_slot_;
   uint64_t psync_base_;
+  uint64_t coll_area_at_ = 0;  // within a slot
+  uint64_t coll_pool_ = 0;
+  uint64_t coll_pool_bytes_ = 0;
   std::array<TeamInfo, GSHMEM_MAX_TEAMS> table_{};
   std::array<std::vector<int32_t>, GSHMEM_MAX_TEAMS> members_;
 };

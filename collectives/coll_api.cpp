@@ -1,0 +1,417 @@
+// The NCCL-style host API (gshmem/collectives.h): argument checks, the plan, and the algorithm run
+// on this CPU PE. A non-NULL stream is where a GPU heap's kernel launch goes (one block per
+// channel running run_channel<Block>); until the GPU layer exists it is refused.
+#include <algorithm>
+#include <atomic>
+#include <cinttypes>
+#include <cstdarg>
+#include <cstring>
+#include <mutex>
+#include <set>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "collectives/coll_host.hpp"
+#include "collectives/host_reducer.hpp"
+#include "gshmem/coll/algorithms.cuh"
+#include "gshmem/collectives.h"
+#include "host/env.hpp"
+#include "host/log.hpp"
+#include "host/runtime.hpp"
+
+namespace gshmem::coll {
+
+namespace {
+
+struct Settings {
+  Overrides env;
+  Overrides test;
+  bool use_test = false;
+  std::atomic<uint64_t> gen{1};  // bumped by set_overrides (cached plans become stale)
+  bool spins_set = false;        // GSHMEM_SPIN_BEFORE_YIELD given: use it as it is
+  std::mutex mu;
+  std::set<std::tuple<int, int, uint64_t, int, int, int>> shown;  // plans logged at INFO
+};
+
+Settings& settings() {
+  static Settings* s = [] {
+    auto* st = new Settings;
+    const Env& env = Env::get();
+    std::string why;
+    if (!parse_algo_setting(env.str("GSHMEM_ALGO"), &st->env, &why)) {
+      log::error(
+          "GSHMEM_ALGO=%s: %s (expected auto, an algorithm name, or coll:algo pairs such "
+          "as allreduce:ring,broadcast:tree; algorithms: direct direct2 ring tree rd hier "
+          "pairwise)",
+          env.str("GSHMEM_ALGO").c_str(), why.c_str());
+    }
+    int64_t nch = env.integer("GSHMEM_NCHANNELS");
+    st->env.nch = nch > 0 ? int(nch) : 0;
+    st->env.chunk = env.size("GSHMEM_CHUNK_SIZE");
+    st->spins_set = env.is_set("GSHMEM_SPIN_BEFORE_YIELD");
+    return st;
+  }();
+  return *s;
+}
+
+// Reported as the C API reports bad input: a message naming the call and argument, a status.
+int fail(const char* call, int status, const char* fmt, ...) __attribute__((format(printf, 3, 4)));
+int fail(const char* call, int status, const char* fmt, ...) {
+  char why[512];
+  va_list ap;
+  va_start(ap, fmt);
+  std::vsnprintf(why, sizeof why, fmt, ap);
+  va_end(ap);
+  log::error("%s: %s", call, why);
+  return status;
+}
+
+bool overlap(const void* a, uint64_t an, const void* b, uint64_t bn) {
+  auto x = reinterpret_cast<uintptr_t>(a), y = reinterpret_cast<uintptr_t>(b);
+  return an && bn && x < y + bn && y < x + an;
+}
+
+bool in_heap(const DeviceContext& c, const void* p, uint64_t bytes) {
+  auto a = reinterpret_cast<uintptr_t>(p), b = reinterpret_cast<uintptr_t>(c.heap.base);
+  return a >= b && a - b <= c.heap.size && bytes <= c.heap.size - (a - b);
+}
+
+LinkClass network_class() {
+  static const LinkClass c =
+      Env::get().str("GSHMEM_FABRIC_PROVIDER").find("efa") != std::string::npos ? LinkClass::Efa
+                                                                                : LinkClass::Tcp;
+  return c;
+}
+
+TeamShape shape_of(Runtime& rt, const TeamInfo& t) {
+  TeamShape s;
+  s.n = t.size;
+  s.intra = LinkClass::HostMemory;
+  s.inter = network_class();
+  s.gpu = false;
+  s.oversubscribed = (rt.context().flags & kCtxOversubscribed) != 0;
+  const NodeMesh& mesh = rt.mesh();
+  std::vector<int> seen;
+  for (int i = 0; i < t.size; ++i) {
+    int node = mesh.node_of(t.world_pe(i));
+    if (std::find(seen.begin(), seen.end(), node) == seen.end()) seen.push_back(node);
+  }
+  s.nodes = int(seen.size());
+  // Regular: node g holds team indices g*L .. g*L + L-1.
+  int L = t.size / s.nodes;
+  bool regular = L * s.nodes == t.size;
+  for (int i = 0; regular && i < t.size; ++i) {
+    regular = mesh.node_of(t.world_pe(i)) == mesh.node_of(t.world_pe(i - i % L)) &&
+              (i % L || i == 0 || mesh.node_of(t.world_pe(i)) != mesh.node_of(t.world_pe(i - 1)));
+  }
+  s.ppn = regular ? L : 0;
+  return s;
+}
+
+// Per thread (no locks on the call path): each team slot's shape, recomputed when the slot holds
+// a different team, and the last plans, so a call of a known shape skips the planner.
+struct ShapeCache {
+  const Runtime* rt[GSHMEM_MAX_TEAMS] = {};
+  TeamInfo info[GSHMEM_MAX_TEAMS] = {};
+  TeamShape shape[GSHMEM_MAX_TEAMS];
+  uint64_t gen[GSHMEM_MAX_TEAMS] = {};  // bumped whenever a slot's shape is recomputed
+};
+thread_local ShapeCache t_shapes;
+
+const TeamShape& cached_shape(Runtime& rt, gshmem_team_t team, const TeamInfo& t,
+                              uint64_t* gen = nullptr) {
+  ShapeCache& c = t_shapes;
+  size_t i = size_t(team);
+  if (c.rt[i] != &rt || std::memcmp(&c.info[i], &t, sizeof t) != 0) {
+    c.shape[i] = shape_of(rt, t);
+    c.info[i] = t;
+    c.rt[i] = &rt;
+    ++c.gen[i];
+  }
+  if (gen) *gen = c.gen[i];
+  return c.shape[i];
+}
+
+struct PlanEntry {
+  int team = -1, coll = -1;
+  uint64_t bytes = 0, shape_gen = 0, settings_gen = 0;
+  Plan plan;
+  std::string note;
+};
+thread_local PlanEntry t_plans[16];
+
+// A collective waits for every member, so a PE that spins while the member it waits for is
+// descheduled (a loaded machine, or a peer still on this PE's core at start-up) delays the whole
+// team. Collective waits therefore give the core away sooner than the runtime's default (4096
+// pauses, ~0.1 ms on current x86): 512 pauses is ~5-15 us, longer than a step between running
+// PEs takes. GSHMEM_SPIN_BEFORE_YIELD, when set, applies as it is.
+constexpr uint32_t kCollSpinsBeforeYield = 512;
+
+// Below this many bytes per PE, copying a buffer into the pool is cheaper than the extra
+// synchronisation of letting peers read it in place (the call must wait for them to finish).
+constexpr uint64_t kPublishInPlaceMin = 256u << 10;
+
+enum Buffers : unsigned { kSrc = 1, kDst = 2 };
+
+struct Request {
+  const char* call;
+  Coll coll;
+  gshmem_team_t team;
+  void* dst;
+  const void* src;
+  size_t count;
+  gshmem_datatype_t dtype;
+  gshmem_redop_t op;  // GSHMEM_SUM for collectives that do not reduce
+  int root;           // team index; -1 when the collective has none
+  void* stream;
+  bool reduces;
+};
+
+// Checks the arguments every PE can check alone. Returns GSHMEM_SUCCESS with *t and *r set, or
+// the status to return (after printing which argument was wrong).
+int check(const Request& q, Runtime* rt, const TeamInfo** t, HostReducer* r) {
+  const char* call = q.call;
+  if (!rt) {
+    return fail(call, GSHMEM_ERROR_NOT_INITIALIZED, "called %s",
+                gshmem::detail::finalized() ? "after gshmem_finalize" : "before gshmem_init");
+  }
+  if (q.stream) {
+    return fail(call, GSHMEM_ERROR_INVALID_ARGUMENT,
+                "stream=%p: GPU heaps not supported yet (on CPU PEs pass stream=NULL; the call "
+                "then blocks until dst holds the result)",
+                q.stream);
+  }
+  *t = rt->teams().find(q.team);
+  if (!*t) {
+    return fail(call, GSHMEM_ERROR_INVALID_ARGUMENT, "team=%d is not a team this PE belongs to",
+                int(q.team));
+  }
+  if (q.dtype < 0 || q.dtype >= GSHMEM_DATATYPE_COUNT) {
+    return fail(call, GSHMEM_ERROR_INVALID_ARGUMENT, "dtype=%d is not a gshmem_datatype_t",
+                int(q.dtype));
+  }
+  if (q.op < 0 || q.op >= GSHMEM_REDOP_COUNT) {
+    return fail(call, GSHMEM_ERROR_INVALID_ARGUMENT, "op=%d is not a gshmem_redop_t", int(q.op));
+  }
+  *r = host_reducer(q.dtype, q.reduces ? q.op : GSHMEM_SUM);
+  if (!r->reduce_fn) {
+    const char* why = q.op == GSHMEM_AVG    ? "AVG is for floating types"
+                      : q.op >= GSHMEM_BAND ? "bitwise operations are for integer types"
+                                            : "complex types take SUM and PROD only";
+    return fail(call, GSHMEM_ERROR_INVALID_ARGUMENT, "op=%s does not apply to dtype=%s (%s)",
+                op_name(q.op), dtype_name(q.dtype), why);
+  }
+  const int n = (*t)->size;
+  if (q.root >= n || (q.root < 0 && (q.coll == Coll::Reduce || q.coll == Coll::Broadcast))) {
+    return fail(call, GSHMEM_ERROR_INVALID_ARGUMENT,
+                "root=%d is not a PE index of the team (it has %d PEs)", q.root, n);
+  }
+  if (q.count > UINT64_MAX / r->es / uint64_t(n)) {
+    return fail(call, GSHMEM_ERROR_INVALID_ARGUMENT, "count=%zu overflows", q.count);
+  }
+  return GSHMEM_SUCCESS;
+}
+
+// The plan for a call of `size` bytes (the larger buffer), from this thread's cache when the
+// call's shape was seen before; logged once per call shape at GSHMEM_DEBUG=INFO.
+Plan plan_call(const Request& q, Runtime& rt, const TeamInfo& t, uint64_t size) {
+  uint64_t shape_gen = 0;
+  const TeamShape& shape = cached_shape(rt, q.team, t, &shape_gen);
+  Settings& st = settings();
+  const uint64_t settings_gen = st.gen.load(std::memory_order_relaxed);
+  PlanEntry& e = t_plans[(size_t(q.team) * 7 + size_t(q.coll) * 3 + size_t(size) / 64) % 16];
+  if (e.team != int(q.team) || e.coll != int(q.coll) || e.bytes != size ||
+      e.shape_gen != shape_gen || e.settings_gen != settings_gen) {
+    e.note.clear();
+    e.plan = make_plan(q.coll, shape, size, st.use_test ? st.test : st.env, &e.note);
+    e.team = int(q.team);
+    e.coll = int(q.coll);
+    e.bytes = size;
+    e.shape_gen = shape_gen;
+    e.settings_gen = settings_gen;
+  }
+  const Plan& plan = e.plan;
+  if (log::enabled(log::Level::Info, log::COLL) && t.my_index == 0) {
+    std::lock_guard<std::mutex> lock(st.mu);
+    auto key = std::make_tuple(int(q.coll), int(q.team), uint64_t(q.count), int(q.dtype),
+                               int(plan.algo), plan.nch);
+    if (st.shown.insert(key).second) {
+      GSHMEM_INFO(COLL,
+                  "%s: team %d (%d PEs on %d node(s)), %zu x %s (%" PRIu64
+                  " B): %s%s%s, %d channel(s), chunk %" PRIu64 " B, predicted %.1f us%s%s",
+                  q.call, int(q.team), t.size, shape.nodes, q.count, dtype_short_name(q.dtype),
+                  size, algo_name(plan.algo), plan.algo == Algo::Hier ? "+" : "",
+                  plan.algo == Algo::Hier ? algo_name(plan.sub) : "", plan.nch, plan.chunk,
+                  plan.predicted_us, plan.forced ? " (forced)" : "",
+                  e.note.empty() ? "" : (" -- " + e.note).c_str());
+    }
+  }
+  return plan;
+}
+
+int run(const Request& q) {
+  Runtime* rt = gshmem::detail::default_runtime();
+  const TeamInfo* t = nullptr;
+  HostReducer r;
+  if (int rc = check(q, rt, &t, &r); rc != GSHMEM_SUCCESS) return rc;
+  if (q.count == 0) return GSHMEM_SUCCESS;
+  const int n = t->size, me = t->my_index;
+
+  // The buffers this PE uses, and their sizes.
+  const uint64_t block = q.count * r.es;
+  uint64_t src_bytes = block, dst_bytes = block;
+  unsigned uses = kSrc | kDst;
+  switch (q.coll) {
+    case Coll::AllGather:
+      dst_bytes = block * n;
+      break;
+    case Coll::ReduceScatter:
+      src_bytes = block * n;
+      break;
+    case Coll::AllToAll:
+      src_bytes = dst_bytes = block * n;
+      break;
+    case Coll::Reduce:
+      if (me != q.root) uses = kSrc;
+      break;
+    case Coll::Broadcast:
+      if (me != q.root) uses = kDst;
+      break;
+    default:
+      break;
+  }
+  if ((uses & kSrc) && !q.src) return fail(q.call, GSHMEM_ERROR_INVALID_ARGUMENT, "src is NULL");
+  if ((uses & kDst) && !q.dst) return fail(q.call, GSHMEM_ERROR_INVALID_ARGUMENT, "dst is NULL");
+  const Plan plan = plan_call(q, *rt, *t, std::max(src_bytes, dst_bytes));
+
+  // In place is dst == src (AllGather: src at block `me` of dst; ReduceScatter: dst at block `me`
+  // of src). Any other overlap is staged through a private copy of src, and so is an in-place
+  // AlltoAll that is not direct (the pairwise exchange overwrites dst blocks it has not sent yet).
+  const char* src = static_cast<const char*>(q.src);
+  char* dst = static_cast<char*>(q.dst);
+  bool natural = src == dst;
+  if (q.coll == Coll::AllGather) natural = src == dst + uint64_t(me) * block;
+  if (q.coll == Coll::ReduceScatter) natural = dst == src + uint64_t(me) * block;
+  const bool overlapping = uses == (kSrc | kDst) && overlap(src, src_bytes, dst, dst_bytes);
+  std::vector<char> staged;
+  if (overlapping && (!natural || (q.coll == Coll::AllToAll && plan.algo != Algo::Direct))) {
+    staged.assign(src, src + src_bytes);
+    src = staged.data();
+  }
+
+  const DeviceContext& c = rt->context();
+  Workspace ws{};
+  ws.c = c;
+  if (!settings().spins_set) {
+    ws.c.spins_before_yield = std::min(ws.c.spins_before_yield, kCollSpinsBeforeYield);
+  }
+  ws.team = *t;
+  ws.call = q.call;
+  ws.area_off = rt->teams().coll_area_offset(q.team);
+  ws.pool_off = rt->teams().coll_pool_offset();
+  ws.pool_bytes = rt->teams().coll_pool_bytes();
+  ws.seq = ++*reinterpret_cast<uint64_t*>(c.heap.base + ws.area_off);
+  ws.flag_stride = c.n_pes;
+  ws.nch = plan.nch;
+  ws.chunk = plan.chunk;
+  ws.algo = plan.algo;
+  ws.sub = plan.sub;
+  ws.node_size = plan.algo == Algo::Hier ? cached_shape(*rt, q.team, *t).ppn : 0;
+
+  CallArgs a{};
+  a.src = src;
+  a.dst = dst;
+  a.count = q.count;
+  a.root = q.root;
+  // Peers may read a buffer in place only if it is symmetric and this PE does not write it.
+  const bool src_written = uses == (kSrc | kDst) && overlap(src, src_bytes, dst, dst_bytes) &&
+                           !(q.coll == Coll::AllGather && natural);
+  const bool big = std::max(src_bytes, dst_bytes) >= kPublishInPlaceMin;
+  a.src_pub = big && (uses & kSrc) && !src_written && in_heap(c, src, src_bytes);
+  // A published dst slice must not change after publication: AVG divides at the end.
+  a.dst_pub = big && q.coll == Coll::AllReduce && q.op != GSHMEM_AVG && in_heap(c, dst, dst_bytes);
+
+  try {
+    for (int ch = 0; ch < ws.nch; ++ch) run_channel<Thread>(ws, q.coll, r, a, ch);
+    if (a.src_pub || a.dst_pub) release_user_buffers<Thread>(ws);
+    detail::prefetch_guards(ws);
+  } catch (const Error& e) {
+    log::error("%s", e.what());
+    return e.status();
+  }
+  return GSHMEM_SUCCESS;
+}
+
+}  // namespace
+
+TeamShape team_shape(gshmem_team_t team) {
+  Runtime* rt = gshmem::detail::default_runtime();
+  const TeamInfo* t = rt ? rt->teams().find(team) : nullptr;
+  return t ? cached_shape(*rt, team, *t) : TeamShape{0, 0, 0};
+}
+
+Plan plan_for(Coll coll, gshmem_team_t team, uint64_t bytes) {
+  return make_plan(coll, team_shape(team), bytes, overrides());
+}
+
+void set_overrides(const Overrides* o) {
+  Settings& st = settings();
+  st.use_test = o != nullptr;
+  if (o) st.test = *o;
+  st.gen.fetch_add(1);
+}
+
+const Overrides& overrides() {
+  Settings& st = settings();
+  return st.use_test ? st.test : st.env;
+}
+
+}  // namespace gshmem::coll
+
+using gshmem::coll::Coll;
+using gshmem::coll::run;
+
+extern "C" {
+
+int gshmem_allreduce(gshmem_team_t team, void* dst, const void* src, size_t count,
+                     gshmem_datatype_t dtype, gshmem_redop_t op, void* stream) {
+  return run(
+      {"gshmem_allreduce", Coll::AllReduce, team, dst, src, count, dtype, op, -1, stream, true});
+}
+
+int gshmem_reduce(gshmem_team_t team, void* dst, const void* src, size_t count,
+                  gshmem_datatype_t dtype, gshmem_redop_t op, int root, void* stream) {
+  return run({"gshmem_reduce", Coll::Reduce, team, dst, src, count, dtype, op, root, stream, true});
+}
+
+int gshmem_allgather(gshmem_team_t team, void* dst, const void* src, size_t count,
+                     gshmem_datatype_t dtype, void* stream) {
+  return run({"gshmem_allgather", Coll::AllGather, team, dst, src, count, dtype, GSHMEM_SUM, -1,
+              stream, false});
+}
+
+int gshmem_reducescatter(gshmem_team_t team, void* dst, const void* src, size_t count,
+                         gshmem_datatype_t dtype, gshmem_redop_t op, void* stream) {
+  return run({"gshmem_reducescatter", Coll::ReduceScatter, team, dst, src, count, dtype, op, -1,
+              stream, true});
+}
+
+int gshmem_broadcast(gshmem_team_t team, void* dst, const void* src, size_t count,
+                     gshmem_datatype_t dtype, int root, void* stream) {
+  return run({"gshmem_broadcast", Coll::Broadcast, team, dst, src, count, dtype, GSHMEM_SUM, root,
+              stream, false});
+}
+
+int gshmem_alltoall(gshmem_team_t team, void* dst, const void* src, size_t count,
+                    gshmem_datatype_t dtype, void* stream) {
+  return run({"gshmem_alltoall", Coll::AllToAll, team, dst, src, count, dtype, GSHMEM_SUM, -1,
+              stream, false});
+}
+
+size_t gshmem_datatype_size(gshmem_datatype_t dtype) {
+  if (dtype < 0 || dtype >= GSHMEM_DATATYPE_COUNT) return 0;
+  return gshmem::coll::host_reducer(dtype, GSHMEM_SUM).es;
+}
+
+}  // extern "C"

@@ -1,0 +1,85 @@
+// The planner: picks algorithm, channel count and chunk size for a collective from its size, the
+// team's shape and the classes of the links between its PEs, with an alpha-beta cost model whose
+// constants are one table (kLinkCosts in planner.cpp). GSHMEM_ALGO, GSHMEM_NCHANNELS and
+// GSHMEM_CHUNK_SIZE override it. Pure functions of their arguments: every PE of a team makes the
+// same plan, and gshmem-info --plan can show plans for shapes that do not exist here.
+#pragma once
+
+#include <cstdint>
+#include <cstdio>
+#include <string>
+#include <string_view>
+
+#include "gshmem/coll/workspace.cuh"
+
+namespace gshmem::coll {
+
+enum class LinkClass : uint8_t { HostMemory, NvLink, Pcie, Tcp, Efa };
+
+struct LinkCost {
+  const char* name;
+  double alpha_us;    // one synchronised step between two PEs (signal seen, data usable)
+  double gbps;        // bytes per PE per second, in GB/s (1e9)
+  bool memory_bound;  // CPU PEs: copies and reductions cost as much as the transfers themselves
+  const char* source;
+};
+
+const LinkCost& link_cost(LinkClass c);
+bool parse_link_class(std::string_view text, LinkClass* out);
+
+// A team as the planner sees it. Nodes are groups of PEs that map each other's memory.
+struct TeamShape {
+  int n = 1;
+  int nodes = 1;
+  int ppn = 0;  // members per node when every node holds the same number, contiguous in team
+                // order (what Hier needs); 0 otherwise
+  LinkClass intra = LinkClass::HostMemory;
+  LinkClass inter = LinkClass::Tcp;
+  bool gpu = false;             // a channel is a thread block; CPU PEs run one channel at a time
+  bool oversubscribed = false;  // more CPU PEs than cores on a node: every wait is a context switch
+};
+
+struct Plan {
+  Algo algo = Algo::Auto;
+  Algo sub = Algo::Ring;  // Hier's cross-node algorithm
+  int nch = 1;
+  uint64_t chunk = 0;
+  double predicted_us = 0;
+  bool forced = false;  // GSHMEM_ALGO (or a test override) chose the algorithm
+};
+
+// What the environment (or a test) imposes. Auto / 0: the planner decides.
+struct Overrides {
+  Algo algo[kNumColls] = {};
+  int nch = 0;
+  uint64_t chunk = 0;
+};
+
+const char* algo_name(Algo a);
+const char* coll_name(Coll c);
+bool parse_algo(std::string_view text, Algo* out);
+bool parse_coll(std::string_view text, Coll* out);
+
+// Parses GSHMEM_ALGO ("ring", or "allreduce:tree,broadcast:direct"); false (with *why set) when
+// malformed.
+bool parse_algo_setting(std::string_view text, Overrides* o, std::string* why);
+
+// Whether algo can run coll on the shape.
+bool applicable(Coll coll, Algo algo, const TeamShape& s);
+
+// Predicted microseconds for `bytes` (the nccl-tests size: the larger of the send and receive
+// buffers of one PE), with nch channels and chunks of `chunk` bytes.
+double predict(Coll coll, Algo algo, Algo sub, const TeamShape& s, uint64_t bytes, int nch,
+               uint64_t chunk);
+
+// The plan. Overrides that do not apply (an algorithm this collective or shape lacks) are
+// ignored; `note`, when given, says so.
+Plan make_plan(Coll coll, const TeamShape& s, uint64_t bytes, const Overrides& o,
+               std::string* note = nullptr);
+
+// gshmem-info --plan SPEC: prints the plans for a described shape, e.g.
+//   nodes=16,ppn=8,intra=nvlink,inter=efa,op=allreduce,sizes=8-1G
+// Returns 0, or 2 (after printing why) on a bad SPEC.
+int print_plan(std::string_view spec, FILE* out);
+
+}  // namespace gshmem::coll

@@ -1,0 +1,310 @@
+// Collectives against a host reference: every collective x type x op, every algorithm (forced)
+// x sizes from 0 and 1 element through unaligned counts to several MiB, in place and out of
+// place, private and symmetric buffers; back-to-back calls with changing sizes; teams; bad
+// arguments. Integer results must be exact; float inputs are crafted so that results are exact
+// too (coll_check.hpp), so every algorithm must produce the same bits. FloatTolerance checks
+// random floats within a stated tolerance.
+//
+// Runs at 2, 3, 4 and 8 PEs and across virtual nodes (--ppn); 8 PEs on 2 cores is slow, so the
+// counts shrink with the PE count and the multi-MiB cases run at 4 PEs or fewer.
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "tests/coll/coll_check.hpp"
+
+using namespace coll_test;
+namespace gc = gshmem::coll;
+
+namespace {
+
+const Coll kColls[] = {Coll::AllReduce, Coll::Reduce,    Coll::ReduceScatter,
+                       Coll::AllGather, Coll::Broadcast, Coll::AllToAll};
+
+int npes() {
+  return gshmem_n_pes();
+}
+
+// Under gshmemrun --ppn the PEs span virtual nodes and the network transport (a proxy thread per
+// PE, tcp on loopback) costs milliseconds per step on 2 cores: those jobs test the cross-node and
+// hierarchical paths with a smaller matrix (the full one runs on one node).
+bool across() {
+  return gshmem_test::split_nodes();
+}
+
+// Element counts for the algorithm sweep: 0, 1, small odd, unaligned, larger than a chunk.
+std::vector<size_t> sweep_counts() {
+  if (across()) return {0, 1, 7, 4099, 70001};
+  std::vector<size_t> v = {0, 1, 2, 3, 7, 33, 1000, 4099};
+  if (npes() <= 4) {
+    v.push_back(65537);
+    v.push_back(300001);
+  } else {
+    v.push_back(20011);
+  }
+  return v;
+}
+
+int root_for(size_t i) {
+  return int(i % size_t(npes()));
+}
+
+// Every (type, op) pair of the reducing collectives, with the planner's algorithm, in place and
+// out of place; the others with every type.
+TEST(Coll, TypeOpMatrix) {
+  SCOPED_TRACE(gshmem_test::seed_note());
+  ensure_arena(4 << 20);
+  std::vector<size_t> counts = {1, 13, 1027};
+  if (across()) counts = {13};
+  size_t k = 0;
+  for (Coll coll : kColls) {
+    for (gshmem_datatype_t t : kAllTypes) {
+      for (gshmem_redop_t op : kAllOps) {
+        if (reduces(coll) ? !valid_op(t, op) : op != GSHMEM_SUM) continue;
+        // Across nodes: every type once per collective, the operators on two types.
+        if (across() && op != GSHMEM_SUM && t != GSHMEM_INT32 && t != GSHMEM_HALF) continue;
+        for (size_t count : counts) {
+          Case c{coll, t, op, count};
+          c.root = root_for(k);
+          c.in_place = (k & 1) != 0;
+          c.symmetric = (k & 2) != 0;
+          c.salt = ++k;
+          EXPECT_EQ(run_case(c), 0u);
+        }
+      }
+    }
+  }
+}
+
+// Every algorithm that applies here, forced, over the size sweep.
+TEST(Coll, AlgorithmSweep) {
+  SCOPED_TRACE(gshmem_test::seed_note());
+  ensure_arena(16 << 20);
+  const gshmem_datatype_t types[] = {GSHMEM_INT32, GSHMEM_FLOAT, GSHMEM_HALF, GSHMEM_UINT8,
+                                     GSHMEM_COMPLEXD};
+  size_t k = 0;
+  for (Coll coll : kColls) {
+    for (Algo algo : algorithms_for(coll)) {
+      ForceAlgo force(algo);
+      for (size_t count : sweep_counts()) {
+        for (gshmem_datatype_t t : types) {
+          ++k;
+          // Big counts with one type only: the data path, not the arithmetic, is under test.
+          if (count > 5000 && t != GSHMEM_INT32 && t != GSHMEM_HALF) continue;
+          if (across() && t != GSHMEM_INT32 && (count > 7 || k % 2)) continue;
+          gshmem_redop_t op = t == GSHMEM_COMPLEXD ? GSHMEM_PROD
+                              : (k % 3 == 0)       ? GSHMEM_MAX
+                                                   : GSHMEM_SUM;
+          Case c{coll, t, op, count};
+          c.root = root_for(k);
+          c.in_place = (k & 1) != 0;
+          c.symmetric = (k & 2) != 0;
+          c.salt = k;
+          EXPECT_EQ(run_case(c), 0u);
+        }
+      }
+    }
+  }
+}
+
+// Several MiB, each algorithm, at 2-4 PEs (more than the scratch pool: many rounds).
+TEST(Coll, LargeMessages) {
+  if (npes() > 4) GTEST_SKIP() << "multi-MiB cases run at 4 PEs or fewer (slow on 2 cores)";
+  SCOPED_TRACE(gshmem_test::seed_note());
+  const size_t bytes = across() ? (1u << 20) : (npes() <= 2 ? 12u : 6u) << 20;
+  ensure_arena(3 * bytes + (1 << 20));
+  size_t k = 100;
+  for (Coll coll : {Coll::AllReduce, Coll::ReduceScatter, Coll::AllGather, Coll::Broadcast,
+                    Coll::AllToAll, Coll::Reduce}) {
+    for (Algo algo : algorithms_for(coll)) {
+      ForceAlgo force(algo);
+      ++k;
+      size_t per = (coll == Coll::AllReduce || coll == Coll::Broadcast || coll == Coll::Reduce)
+                       ? bytes / 4
+                       : bytes / 4 / size_t(npes());
+      Case c{coll, GSHMEM_FLOAT, GSHMEM_SUM, per + 3};
+      c.root = root_for(k);
+      c.symmetric = (k & 1) != 0;
+      c.salt = k;
+      EXPECT_EQ(run_case(c), 0u);
+    }
+  }
+}
+
+// Back-to-back calls with changing sizes, collectives and algorithms, no barrier in between.
+TEST(Coll, BackToBack) {
+  SCOPED_TRACE(gshmem_test::seed_note());
+  ensure_arena(4 << 20);
+  const size_t counts[] = {1, 5000, 3, 70001, 0, 64, 129, 2};
+  for (int rep = 0; rep < (across() ? 2 : gshmem_test::scaled(16, 2)); ++rep) {
+    for (size_t i = 0; i < sizeof counts / sizeof counts[0]; ++i) {
+      Coll coll = kColls[(size_t(rep) + i) % 6];
+      std::vector<Algo> algos = algorithms_for(coll);
+      ForceAlgo force(algos[(size_t(rep) * 7 + i) % algos.size()]);
+      Case c{coll, i % 2 ? GSHMEM_INT64 : GSHMEM_BFLOAT16, GSHMEM_SUM, counts[i]};
+      c.root = int((size_t(rep) + i) % size_t(npes()));
+      c.in_place = rep % 2 == 1;
+      c.symmetric = (i % 3) == 0;
+      c.salt = 1000 + size_t(rep) * 16 + i;
+      EXPECT_EQ(run_case(c), 0u);
+    }
+  }
+}
+
+// Channels and chunk sizes forced (CPU PEs run channels one after another).
+TEST(Coll, ChannelsAndChunks) {
+  SCOPED_TRACE(gshmem_test::seed_note());
+  size_t k = 5000;
+  std::vector<int> channels = {2, 3, 8};
+  std::vector<uint64_t> chunks = {64, 4096, 0};
+  if (across()) channels = {3}, chunks = {4096};
+  for (int nch : channels) {
+    for (uint64_t chunk : chunks) {
+      for (Coll coll : kColls) {
+        for (Algo algo : algorithms_for(coll)) {
+          ForceAlgo force(algo, nch, chunk);
+          Case c{coll, GSHMEM_INT16, GSHMEM_SUM, size_t(npes() > 4 || across() ? 1001 : 10007)};
+          c.root = root_for(++k);
+          c.in_place = (k & 1) != 0;
+          c.salt = k;
+          EXPECT_EQ(run_case(c), 0u);
+        }
+      }
+    }
+  }
+}
+
+// Random floats: within a stated tolerance of a long double reference, and the same bits on
+// every PE (checked with MIN and MAX of a checksum over the team).
+TEST(Coll, FloatTolerance) {
+  SCOPED_TRACE(gshmem_test::seed_note());
+  const int n = npes(), me = gshmem_my_pe();
+  const size_t count = 4099;
+  std::vector<float> in(count), out(count);
+  for (Algo algo : algorithms_for(Coll::AllReduce)) {
+    ForceAlgo force(algo);
+    uint64_t salt = gshmem_test::job_seed() + uint64_t(algo);
+    for (size_t i = 0; i < count; ++i) {
+      in[i] = float(double(mix(salt, uint64_t(me), i) % 2000001) / 1000000.0 - 1.0) * 1e3f;
+    }
+    EXPECT_EQ(gshmem_allreduce(GSHMEM_TEAM_WORLD, out.data(), in.data(), count, GSHMEM_FLOAT,
+                               GSHMEM_SUM, nullptr),
+              GSHMEM_SUCCESS);
+    // Tolerance: n float roundings of partial sums bounded by sum |x|: n * 2^-24 * sum |x|.
+    size_t bad = 0;
+    for (size_t i = 0; i < count; ++i) {
+      long double ref = 0, mag = 0;
+      for (int p = 0; p < n; ++p) {
+        float x = float(double(mix(salt, uint64_t(p), i) % 2000001) / 1000000.0 - 1.0) * 1e3f;
+        ref += x;
+        mag += std::fabs(x);
+      }
+      double tol = double(n) * std::ldexp(1.0, -24) * double(mag);
+      if (std::fabs(double(out[i] - float(0)) - double(ref)) > tol && ++bad <= 3) {
+        ADD_FAILURE() << gc::algo_name(algo) << ": element " << i << " = " << out[i]
+                      << ", reference " << double(ref) << ", tolerance " << tol;
+      }
+    }
+    uint64_t sum = gshmem_test::checksum(out.data(), count * sizeof(float));
+    uint64_t lo = 0, hi = 0;
+    EXPECT_EQ(gshmem_allreduce(GSHMEM_TEAM_WORLD, &lo, &sum, 1, GSHMEM_UINT64, GSHMEM_MIN, nullptr),
+              GSHMEM_SUCCESS);
+    EXPECT_EQ(gshmem_allreduce(GSHMEM_TEAM_WORLD, &hi, &sum, 1, GSHMEM_UINT64, GSHMEM_MAX, nullptr),
+              GSHMEM_SUCCESS);
+    EXPECT_EQ(lo, hi) << gc::algo_name(algo) << ": PEs got different bits";
+  }
+}
+
+// Teams: a split team, and two overlapping teams used in different orders by the PEs they share
+// (the scratch pool is shared by all teams; credits keep them apart).
+TEST(Coll, Teams) {
+  SCOPED_TRACE(gshmem_test::seed_note());
+  const int n = npes(), me = gshmem_my_pe();
+  if (n < 3) GTEST_SKIP() << "needs 3 PEs";
+  gshmem_team_t evens = GSHMEM_TEAM_INVALID, low = GSHMEM_TEAM_INVALID, high = GSHMEM_TEAM_INVALID;
+  ASSERT_EQ(gshmem_team_split_strided(GSHMEM_TEAM_WORLD, 0, 2, (n + 1) / 2, nullptr, 0, &evens), 0);
+  // low = {0, 1}, high = {1, 2}: PE 1 is in both.
+  ASSERT_EQ(gshmem_team_split_strided(GSHMEM_TEAM_WORLD, 0, 1, 2, nullptr, 0, &low), 0);
+  ASSERT_EQ(gshmem_team_split_strided(GSHMEM_TEAM_WORLD, 1, 1, 2, nullptr, 0, &high), 0);
+  // The first three PEs: under --ppn 2 they span two nodes unevenly (no hierarchical layout).
+  gshmem_team_t three = GSHMEM_TEAM_INVALID;
+  ASSERT_EQ(gshmem_team_split_strided(GSHMEM_TEAM_WORLD, 0, 1, 3, nullptr, 0, &three), 0);
+  size_t k = 9000;
+  std::vector<Algo> algos = {Algo::Auto, Algo::Ring, Algo::Direct, Algo::Tree};
+  std::vector<size_t> counts = {1, 777, 40000};
+  if (across()) algos = {Algo::Auto}, counts = {777};
+  for (Algo algo : algos) {
+    ForceAlgo force(algo);
+    for (size_t count : counts) {
+      for (Coll coll : kColls) {
+        Case c{coll, GSHMEM_UINT32, GSHMEM_SUM, count};
+        c.root = int(k % size_t((n + 1) / 2));
+        c.salt = ++k;  // the same on every PE, member or not
+        if (evens != GSHMEM_TEAM_INVALID) {
+          EXPECT_EQ(run_case(c, evens), 0u);
+        }
+      }
+      for (Coll coll : {Coll::AllReduce, Coll::Broadcast, Coll::ReduceScatter}) {
+        Case c{coll, GSHMEM_INT64, GSHMEM_SUM, count};
+        c.root = int(k % 3);
+        c.salt = ++k;
+        if (three != GSHMEM_TEAM_INVALID) {
+          EXPECT_EQ(run_case(c, three), 0u);
+        }
+      }
+      for (int rep = 0; rep < 3; ++rep) {
+        Case a{Coll::AllReduce, GSHMEM_INT32, GSHMEM_SUM, count};
+        a.salt = ++k;
+        Case b = a;
+        b.coll = rep == 1 ? Coll::AllGather : Coll::AllReduce;
+        b.salt = ++k;
+        // PE 1 does low then high; PE 0 only low; PE 2 only high, racing ahead into PE 1's pool.
+        if (low != GSHMEM_TEAM_INVALID) {
+          EXPECT_EQ(run_case(a, low), 0u);
+        }
+        if (high != GSHMEM_TEAM_INVALID) {
+          EXPECT_EQ(run_case(b, high), 0u);
+        }
+      }
+    }
+  }
+  if (evens != GSHMEM_TEAM_INVALID) gshmem_team_destroy(evens);
+  if (low != GSHMEM_TEAM_INVALID) gshmem_team_destroy(low);
+  if (high != GSHMEM_TEAM_INVALID) gshmem_team_destroy(high);
+  if (three != GSHMEM_TEAM_INVALID) gshmem_team_destroy(three);
+  (void)me;
+  gshmem_barrier_all();
+}
+
+// Bad arguments are refused (on every PE alike) with INVALID_ARGUMENT, touching nothing.
+TEST(Coll, BadArguments) {
+  int32_t a[4] = {1, 2, 3, 4}, b[4] = {};
+  float f[4] = {}, g[4] = {};
+  const int bad = GSHMEM_ERROR_INVALID_ARGUMENT;
+  EXPECT_EQ(gshmem_allreduce(GSHMEM_TEAM_WORLD, b, a, 4, GSHMEM_INT32, GSHMEM_AVG, nullptr), bad);
+  EXPECT_EQ(gshmem_allreduce(GSHMEM_TEAM_WORLD, g, f, 4, GSHMEM_FLOAT, GSHMEM_BAND, nullptr), bad);
+  EXPECT_EQ(gshmem_reducescatter(GSHMEM_TEAM_WORLD, g, f, 1, GSHMEM_COMPLEXF, GSHMEM_MAX, nullptr),
+            bad);
+  EXPECT_EQ(
+      gshmem_allreduce(GSHMEM_TEAM_WORLD, b, a, 4, gshmem_datatype_t(99), GSHMEM_SUM, nullptr),
+      bad);
+  EXPECT_EQ(gshmem_allreduce(GSHMEM_TEAM_WORLD, b, a, 4, GSHMEM_INT32, gshmem_redop_t(42), nullptr),
+            bad);
+  EXPECT_EQ(gshmem_allreduce(37, b, a, 4, GSHMEM_INT32, GSHMEM_SUM, nullptr), bad);
+  EXPECT_EQ(gshmem_broadcast(GSHMEM_TEAM_WORLD, b, a, 4, GSHMEM_INT32, npes(), nullptr), bad);
+  EXPECT_EQ(gshmem_reduce(GSHMEM_TEAM_WORLD, b, a, 4, GSHMEM_INT32, GSHMEM_SUM, -1, nullptr), bad);
+  EXPECT_EQ(gshmem_allgather(GSHMEM_TEAM_WORLD, nullptr, a, 4, GSHMEM_INT32, nullptr), bad);
+  int stream_dummy = 0;
+  EXPECT_EQ(gshmem_allreduce(GSHMEM_TEAM_WORLD, b, a, 4, GSHMEM_INT32, GSHMEM_SUM, &stream_dummy),
+            bad);
+  for (int i = 0; i < 4; ++i) EXPECT_EQ(b[i], 0);
+  // Zero elements: nothing to do, even with null buffers.
+  EXPECT_EQ(
+      gshmem_allreduce(GSHMEM_TEAM_WORLD, nullptr, nullptr, 0, GSHMEM_INT32, GSHMEM_SUM, nullptr),
+      GSHMEM_SUCCESS);
+  EXPECT_EQ(gshmem_datatype_size(GSHMEM_HALF), 2u);
+  EXPECT_EQ(gshmem_datatype_size(GSHMEM_COMPLEXD), 16u);
+  EXPECT_EQ(gshmem_datatype_size(gshmem_datatype_t(-1)), 0u);
+}
+
+}  // namespace

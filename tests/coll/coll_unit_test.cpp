@@ -1,0 +1,154 @@
+// One-process tests of the collectives' building blocks: half/bfloat16 rounding, the reduction
+// operators (wrap-around, complex, the (type, op) table), and the planner (its choices for
+// shapes that exist nowhere here, the overrides, gshmem-info --plan's parser).
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+
+#include "collectives/host_reducer.hpp"
+#include "collectives/planner.hpp"
+#include "gshmem/coll/numeric.cuh"
+
+namespace gc = gshmem::coll;
+
+namespace {
+
+uint16_t h(float f) {
+  return gc::float_to_half(f).bits;
+}
+uint16_t b(float f) {
+  return gc::float_to_bf16(f).bits;
+}
+
+TEST(Numeric, HalfRoundsToNearestEven) {
+  EXPECT_EQ(h(0.0f), 0x0000);
+  EXPECT_EQ(h(-0.0f), 0x8000);
+  EXPECT_EQ(h(1.0f), 0x3c00);
+  EXPECT_EQ(h(-2.0f), 0xc000);
+  EXPECT_EQ(h(65504.0f), 0x7bff);                      // largest half
+  EXPECT_EQ(h(65519.0f), 0x7bff);                      // rounds down
+  EXPECT_EQ(h(65520.0f), 0x7c00);                      // ties to even: overflows to infinity
+  EXPECT_EQ(h(std::ldexp(1.0f, -14)), 0x0400);         // smallest normal
+  EXPECT_EQ(h(std::ldexp(1.0f, -24)), 0x0001);         // smallest subnormal
+  EXPECT_EQ(h(std::ldexp(1.0f, -25)), 0x0000);         // half of it: tie to even (0)
+  EXPECT_EQ(h(std::ldexp(3.0f, -25)), 0x0002);         // 1.5 units: tie to even (2)
+  EXPECT_EQ(h(1.0f + std::ldexp(1.0f, -11)), 0x3c00);  // tie between 1 and 1+2^-10: even
+  EXPECT_EQ(h(1.0f + 3 * std::ldexp(1.0f, -11)), 0x3c02);
+  EXPECT_EQ(h(0.1f), 0x2e66);
+  EXPECT_EQ(h(INFINITY), 0x7c00);
+  EXPECT_TRUE(std::isnan(gc::half_to_float(gc::float_to_half(NAN))));
+  for (uint32_t bits = 0; bits < 0x7c00; ++bits) {  // every finite half survives the round trip
+    gc::half_t x{uint16_t(bits)};
+    ASSERT_EQ(gc::float_to_half(gc::half_to_float(x)).bits, bits);
+  }
+  EXPECT_EQ(gc::half_to_float(gc::half_t{0x0001}), std::ldexp(1.0f, -24));
+}
+
+TEST(Numeric, Bfloat16RoundsToNearestEven) {
+  EXPECT_EQ(b(1.0f), 0x3f80);
+  EXPECT_EQ(b(1.0f + std::ldexp(1.0f, -8)), 0x3f80);      // tie: even
+  EXPECT_EQ(b(1.0f + 3 * std::ldexp(1.0f, -8)), 0x3f82);  // tie: even (up)
+  EXPECT_EQ(b(-3.0f), 0xc040);
+  EXPECT_TRUE(std::isnan(gc::bf16_to_float(gc::float_to_bf16(NAN))));
+  EXPECT_EQ(gc::bf16_to_float(gc::bfloat16_t{0x4049}), 3.140625f);
+}
+
+TEST(Numeric, OperatorsWrapAndTable) {
+  EXPECT_EQ(gc::OpSum::apply<int8_t>(127, 1), -128);
+  EXPECT_EQ(gc::OpSum::apply<int32_t>(INT32_MAX, 1), INT32_MIN);
+  EXPECT_EQ(gc::OpProd::apply<uint16_t>(65535, 65535), 1);  // no int overflow on the way
+  EXPECT_EQ(gc::OpProd::apply<int64_t>(INT64_MIN, -1), INT64_MIN);
+  gc::complexf_t p = gc::OpProd::apply(gc::complexf_t{1, 2}, gc::complexf_t{3, 4});
+  EXPECT_EQ(p.re, -5.0f);
+  EXPECT_EQ(p.im, 10.0f);
+  // The (type, op) table: bitwise on integers, AVG on floating types, complex SUM/PROD only.
+  EXPECT_EQ(gc::host_reducer(GSHMEM_INT32, GSHMEM_AVG).reduce_fn, nullptr);
+  EXPECT_EQ(gc::host_reducer(GSHMEM_FLOAT, GSHMEM_BXOR).reduce_fn, nullptr);
+  EXPECT_EQ(gc::host_reducer(GSHMEM_COMPLEXD, GSHMEM_MIN).reduce_fn, nullptr);
+  EXPECT_EQ(gc::host_reducer(GSHMEM_COMPLEXD, GSHMEM_AVG).reduce_fn, nullptr);
+  EXPECT_NE(gc::host_reducer(GSHMEM_HALF, GSHMEM_AVG).reduce_fn, nullptr);
+  EXPECT_NE(gc::host_reducer(GSHMEM_LONGDOUBLE, GSHMEM_MAX).reduce_fn, nullptr);
+  EXPECT_NE(gc::host_reducer(GSHMEM_UINT8, GSHMEM_BAND).reduce_fn, nullptr);
+  // half reduces in fp32 and rounds once: 2048 + 1 + 1 is 2050 (2048 + 1 alone would tie back).
+  gc::half_t x[3] = {gc::float_to_half(2048), gc::float_to_half(1), gc::float_to_half(1)};
+  const void* srcs[3] = {&x[0], &x[1], &x[2]};
+  gc::half_t out;
+  gc::host_reducer(GSHMEM_HALF, GSHMEM_SUM).reduce<gshmem::Thread>(&out, srcs, 3, 1);
+  EXPECT_EQ(gc::half_to_float(out), 2050.0f);
+  // AVG divides once at the end.
+  float f = 7;
+  gc::host_reducer(GSHMEM_FLOAT, GSHMEM_AVG).finish<gshmem::Thread>(&f, 1, 2);
+  EXPECT_EQ(f, 3.5f);
+}
+
+gc::TeamShape shape(int nodes, int ppn, gc::LinkClass intra, gc::LinkClass inter, bool gpu) {
+  gc::TeamShape s;
+  s.n = nodes * ppn;
+  s.nodes = nodes;
+  s.ppn = ppn;
+  s.intra = intra;
+  s.inter = inter;
+  s.gpu = gpu;
+  return s;
+}
+
+TEST(Planner, ChoicesFollowSizeAndShape) {
+  gc::Overrides none;
+  // One node of CPU PEs: the direct algorithms (load/store from peers).
+  gc::TeamShape cpu = shape(1, 4, gc::LinkClass::HostMemory, gc::LinkClass::Tcp, false);
+  gc::Plan small = gc::make_plan(gc::Coll::AllReduce, cpu, 8, none);
+  gc::Plan large = gc::make_plan(gc::Coll::AllReduce, cpu, 64u << 20, none);
+  EXPECT_EQ(small.algo, gc::Algo::Direct);
+  EXPECT_EQ(large.algo, gc::Algo::Direct2);
+  EXPECT_EQ(large.nch, 1);  // a CPU PE is one thread
+  // 16 nodes x 8 GPUs over EFA: hierarchical, more channels for large messages, and the
+  // prediction grows with the size.
+  gc::TeamShape p5 = shape(16, 8, gc::LinkClass::NvLink, gc::LinkClass::Efa, true);
+  gc::Plan a = gc::make_plan(gc::Coll::AllReduce, p5, 1u << 10, none);
+  gc::Plan z = gc::make_plan(gc::Coll::AllReduce, p5, 1u << 30, none);
+  EXPECT_EQ(z.algo, gc::Algo::Hier);
+  EXPECT_GT(z.nch, 1);
+  EXPECT_LT(a.predicted_us, z.predicted_us);
+  EXPECT_FALSE(gc::applicable(gc::Coll::AllReduce, gc::Algo::Direct, p5));
+  // Overrides win where they apply and are ignored (with a note) where they do not.
+  gc::Overrides ring;
+  std::string why;
+  ASSERT_TRUE(gc::parse_algo_setting("allreduce:ring,broadcast:tree", &ring, &why));
+  EXPECT_EQ(gc::make_plan(gc::Coll::AllReduce, cpu, 8, ring).algo, gc::Algo::Ring);
+  EXPECT_TRUE(gc::make_plan(gc::Coll::AllReduce, cpu, 8, ring).forced);
+  EXPECT_EQ(gc::make_plan(gc::Coll::Broadcast, cpu, 8, ring).algo, gc::Algo::Tree);
+  gc::Overrides hier;
+  ASSERT_TRUE(gc::parse_algo_setting("hier", &hier, &why));
+  std::string note;
+  gc::Plan p = gc::make_plan(gc::Coll::AllReduce, cpu, 8, hier, &note);
+  EXPECT_NE(p.algo, gc::Algo::Hier);
+  EXPECT_NE(note.find("does not apply"), std::string::npos);
+  EXPECT_FALSE(gc::parse_algo_setting("allreduce:bogus", &hier, &why));
+  EXPECT_NE(why.find("bogus"), std::string::npos);
+  gc::Overrides chunky;
+  chunky.nch = 3;
+  chunky.chunk = 4096;
+  gc::Plan c = gc::make_plan(gc::Coll::AllGather, cpu, 1 << 20, chunky);
+  EXPECT_EQ(c.nch, 3);
+  EXPECT_EQ(c.chunk, 4096u);
+}
+
+TEST(Planner, PrintPlan) {
+  char* text = nullptr;
+  size_t len = 0;
+  FILE* f = open_memstream(&text, &len);
+  ASSERT_EQ(gc::print_plan("nodes=16,ppn=8,intra=nvlink,inter=efa,op=allreduce,sizes=8-1G", f), 0);
+  std::fclose(f);
+  std::string out(text, len);
+  std::free(text);
+  EXPECT_NE(out.find("16 node(s) x 8 PE(s) = 128 PEs"), std::string::npos) << out;
+  EXPECT_NE(out.find("hier"), std::string::npos) << out;
+  EXPECT_NE(out.find("1G"), std::string::npos) << out;
+  FILE* sink = std::fopen("/dev/null", "w");
+  EXPECT_EQ(gc::print_plan("nodes=3,ppn=2,n=5", sink), 2);
+  EXPECT_EQ(gc::print_plan("intra=warp-drive", sink), 2);
+  std::fclose(sink);
+}
+
+}  // namespace
