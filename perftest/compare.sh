@@ -3,8 +3,11 @@
 # OpenSHMEM (baselines/shmem_latency.c, built here with oshcc) and MPI RMA
 # (gshmem_mpi_rma_bench), with ratios and the two targets of the pt2pt issue.
 #
-#   perftest/compare.sh BUILD_DIR [pt2pt] [-r REPEATS]
+#   perftest/compare.sh BUILD_DIR [pt2pt|fabric] [-r REPEATS]
 #
+# fabric: the same programs across two virtual nodes (--ppn 1: every operation through the proxy
+# and libfabric) next to raw libfabric loops on the same provider (baselines/fi_rma_bench.cpp),
+# with the network issue's two targets.
 # Every job runs REPEATS times (default 3) and each figure is the best of its runs (lowest latency,
 # highest bandwidth): on a shared machine other processes only ever make things slower. The
 # tables of the first run are printed, then the summary. Numbers come from the programs' --json
@@ -18,7 +21,7 @@
 set -uo pipefail
 
 usage() {
-  echo "usage: $0 BUILD_DIR [pt2pt] [-r REPEATS]" >&2
+  echo "usage: $0 BUILD_DIR [pt2pt|fabric] [-r REPEATS]" >&2
   exit 2
 }
 build=
@@ -40,7 +43,8 @@ while (($#)); do
 done
 [[ -n $build ]] || usage
 build=$(cd "$build" 2>/dev/null && pwd) || usage
-[[ $suite == pt2pt ]] || { echo "$0: unknown suite '$suite' (known: pt2pt)" >&2; exit 2; }
+[[ $suite == pt2pt || $suite == fabric ]] ||
+  { echo "$0: unknown suite '$suite' (known: pt2pt, fabric)" >&2; exit 2; }
 
 here=$(cd "$(dirname "$0")" && pwd)
 gshmemrun=$build/gshmemrun
@@ -104,6 +108,28 @@ better() {
   awk -v m="$best" -v a="$a" -v b="$b" 'BEGIN { print ((m == "min" ? a < b : a > b) ? a : b) }'
 }
 
+# Four significant digits, as the tables print them.
+short() {
+  if [[ $1 == - ]]; then echo -; else awk -v v="$1" 'BEGIN { printf "%.4g", v }'; fi
+}
+
+# check LABEL VALUE OP LIMIT: prints the verdict; returns 1 when missed or missing.
+check() {
+  local label=$1 v=$2 op=$3 limit=$4
+  if [[ $v == - ]]; then
+    echo "# $label: missing (target $op $limit): NOT RUN"
+    return 1
+  fi
+  if awk -v v="$v" -v l="$limit" "BEGIN { exit !(v $op l) }"; then
+    echo "# $label: $v (target $op $limit): PASS"
+  else
+    echo "# $label: $v (target $op $limit): MISSED"
+    return 1
+  fi
+}
+
+# ---- pt2pt: gshmem on one node vs Open MPI's OpenSHMEM and MPI RMA -------------------------------
+pt2pt_suite() {
 # ---- gshmem ----------------------------------------------------------------------------------
 for prog in put_bw get_bw put_latency p_latency atomic_latency barrier_latency; do
   if [[ ! -x $pt2pt/gshmem_$prog ]]; then
@@ -139,11 +165,6 @@ else
 fi
 
 # ---- Summary ---------------------------------------------------------------------------------
-# Four significant digits, as the tables print them.
-short() {
-  if [[ $1 == - ]]; then echo -; else awk -v v="$1" 'BEGIN { printf "%.4g", v }'; fi
-}
-
 # row LABEL BEST GSHMEM OSHMEM MPI: BEST is min for latencies, max for bandwidths.
 row() {
   local label=$1 best=$2 g=$3 o=$4 m=$5 b r
@@ -152,7 +173,6 @@ row() {
   printf '%-30s %12s %16s %12s %8s\n' "$label" "$(short "$g")" "$(short "$o")" "$(short "$m")" "$r"
 }
 
-mib=1048576
 cores=$(nproc)
 echo "# summary, best of $repeats run(s), on $cores cores; load average $load_start at start," \
   "$(load) at end."
@@ -186,29 +206,62 @@ row "barrier_all, 8 PEs (us)" min "$(value min g_barrier8 barrier_latency 0 barr
   "$(value min m_8 barrier_latency 0 MPI_Barrier)"
 
 # ---- Targets ---------------------------------------------------------------------------------
-# check LABEL VALUE OP LIMIT: prints the verdict; returns 1 when missed or missing.
-check() {
-  local label=$1 v=$2 op=$3 limit=$4
-  if [[ $v == - ]]; then
-    echo "# $label: missing (target $op $limit): NOT RUN"
-    return 1
-  fi
-  if awk -v v="$v" -v l="$limit" "BEGIN { exit !(v $op l) }"; then
-    echo "# $label: $v (target $op $limit): PASS"
-  else
-    echo "# $label: $v (target $op $limit): MISSED"
-    return 1
-  fi
-}
 echo
 # Both figures of a ratio are bests over the same runs.
 copy_ratio=$(ratio "$(value max g_put_bw put_bw $mib)" \
   "$(value max g_put_bw put_bw $mib "" memcpy)")
 barrier_ratio=$(ratio "$(value min g_barrier8 barrier_latency 0 barrier_all)" \
   "$(value min g_barrier_latency barrier_latency 0 barrier_all)")
-missed=0
 check "put_bw / single-thread memcpy at 1 MiB" "$copy_ratio" ">=" 0.9 || missed=1
 check "gshmem barrier_all 8 PEs / 2 PEs on $cores cores" "$barrier_ratio" "<=" 10 || missed=1
 
+}
+
+# ---- fabric: gshmem across virtual nodes vs raw libfabric, same provider --------------------------
+fabric_suite() {
+  local raw=$build/perftest/baselines/gshmem_fi_rma_bench prog
+  local provider=${GSHMEM_FABRIC_PROVIDER:-tcp;ofi_rxm}
+  export GSHMEM_FABRIC_PROVIDER=$provider
+  for prog in put_bw get_bw put_latency atomic_latency; do
+    run "g_$prog" "$gshmemrun" -n 2 --ppn 1 "$pt2pt/gshmem_$prog" --json -e 1M
+  done
+  run raw "$gshmemrun" -n 2 "$raw" --json -e 1M
+  echo "# summary, best of $repeats run(s), provider $provider, on $(nproc) cores; load average" \
+    "$load_start at start, $(load) at end."
+  echo "# gshmem: 2 PEs on 2 virtual nodes (--ppn 1), everything through the proxy and libfabric."
+  echo "# raw: fi_write/fi_read/fi_fetch_atomic with delivery-complete, polled by the same PEs."
+  printf '%-26s %12s %12s %8s
+' metric gshmem raw "gshmem/raw"
+  local size g r
+  for size in 8 4096 65536 1048576; do
+    g=$(value max g_put_bw put_bw $size) r=$(value max raw put_bw $size)
+    printf '%-26s %12s %12s %8s
+' "put_bw $size B (GB/s)" "$(short "$g")" "$(short "$r")" "$(ratio "$g" "$r")"
+    g=$(value max g_get_bw get_bw $size) r=$(value max raw get_bw $size)
+    printf '%-26s %12s %12s %8s
+' "get_bw $size B (GB/s)" "$(short "$g")" "$(short "$r")" "$(ratio "$g" "$r")"
+  done
+  for size in 8 4096 65536; do
+    g=$(value min g_put_latency put_latency $size) r=$(value min raw put_latency $size)
+    printf '%-26s %12s %12s %8s
+' "put $size B + quiet (us)" "$(short "$g")" "$(short "$r")" "$(ratio "$g" "$r")"
+  done
+  g=$(value min g_atomic_latency atomic_latency 8 fetch_add) r=$(value min raw atomic_latency 8 fetch_add)
+  printf '%-26s %12s %12s %8s
+' "fetch_add (us)" "$(short "$g")" "$(short "$r")" "$(ratio "$g" "$r")"
+  echo
+  check "put_bw 1 MiB, gshmem / raw libfabric" \
+    "$(ratio "$(value max g_put_bw put_bw $mib)" "$(value max raw put_bw $mib)")" ">=" 0.9 || missed=1
+  check "put 8 B latency, gshmem / raw libfabric" \
+    "$(ratio "$(value min g_put_latency put_latency 8)" "$(value min raw put_latency 8)")" "<=" 1.5 ||
+    missed=1
+}
+
+missed=0
+mib=1048576
+case $suite in
+  pt2pt) pt2pt_suite ;;
+  fabric) fabric_suite ;;
+esac
 if ((broken)); then exit 2; fi
 exit $missed

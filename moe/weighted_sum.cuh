@@ -1,0 +1,68 @@
+// The last step of combine: each token's weighted sum of its top-k expert outputs, accumulated in
+// fp32 in slot order (so every run, and the reference, rounds the same way), stored in the
+// combine type with round-to-nearest-even (coll/numeric's conversions).
+//
+// The row loops are separate functions taking restrict pointers, and not inlined on the host:
+// inlined into the token loop, GCC no longer proves the rows independent and leaves them scalar
+// (3-4x slower on x86-64). They take no Plan, so other code (the MPI baseline) can use them.
+#pragma once
+
+#include "gshmem/coll/numeric.cuh"
+#include "gshmem/device/group.cuh"
+#include "moe/plan.cuh"
+
+#if GSHMEM_ON_DEVICE
+#define GSHMEM_MOE_ROW_LOOP
+#else
+#define GSHMEM_MOE_ROW_LOOP __attribute__((noinline))
+#endif
+
+namespace gshmem::moe::detail {
+
+// One value as fp32. bf16 is widened from its raw bits (what coll::bf16_to_float does), which
+// vectorises where a load of the wrapper struct does not.
+GSHMEM_HD GSHMEM_INLINE float to_f32(const float* row, int32_t i) {
+  return row[i];
+}
+GSHMEM_HD GSHMEM_INLINE float to_f32(const coll::bfloat16_t* row, int32_t i) {
+  uint32_t bits = uint32_t(reinterpret_cast<const uint16_t*>(row)[i]) << 16;
+  return coll::detail::bit_cast<float>(bits);
+}
+GSHMEM_HD GSHMEM_INLINE float to_f32(const coll::half_t* row, int32_t i) {
+  return coll::half_to_float(row[i]);
+}
+
+// acc[i] += w * row[i] for the group's share of i < n.
+template <class G, class Y>
+GSHMEM_HD GSHMEM_MOE_ROW_LOOP void accumulate_row(float* __restrict acc, const Y* __restrict row,
+                                                  float w, int32_t n) {
+  for (int32_t i = int32_t(G::rank()); i < n; i += int32_t(G::size())) acc[i] += w * to_f32(row, i);
+}
+
+// out[i] = acc[i] in Y, and acc[i] = 0 for the next token, for the group's share of i < n.
+template <class G, class Y>
+GSHMEM_HD GSHMEM_MOE_ROW_LOOP void store_row(Y* __restrict out, float* __restrict acc, int32_t n) {
+  for (int32_t i = int32_t(G::rank()); i < n; i += int32_t(G::size())) {
+    out[i] = coll::Arith<Y>::store(acc[i]);
+    acc[i] = 0;
+  }
+}
+
+// out[t] = sum_k w[t][k] * y_in[pos[t][k]] for t < tokens, by the group G (its threads share each
+// row). `acc` is hidden floats of zeros, left zeroed.
+template <class G, class Y>
+GSHMEM_HD void weighted_sum(const Plan& p, const float* weights, Y* out, int32_t tokens,
+                            float* acc) {
+  const int32_t H = p.hidden, K = p.topk;
+  const Y* y = reinterpret_cast<const Y*>(p.y_in);
+  for (int32_t t = 0; t < tokens; ++t) {
+    for (int32_t k = 0; k < K; ++k) {
+      const int32_t pos = p.pos[t * K + k];
+      if (pos >= 0) accumulate_row<G>(acc, y + int64_t(pos) * H, weights[t * K + k], H);
+    }
+    store_row<G>(out + int64_t(t) * H, acc, H);
+  }
+  G::sync();
+}
+
+}  // namespace gshmem::moe::detail
