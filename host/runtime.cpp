@@ -264,15 +264,21 @@ bool host_drive(const DeviceContext& c, bool post_only) {
   return rt && rt->network() && rt->network()->drive(post_only);
 }
 
-void host_backoff(uint32_t spins, uint64_t waited_ns) {
+bool host_backoff(const DeviceContext& c, uint32_t spins, uint64_t idle_ns) {
   (void)spins;
-  if (waited_ns < 200000000ull) {
+  if (idle_ns < 200000000ull) {
     sched_yield();
-  } else {
-    // A long wait: the peer is busy with something slow; give the core away for a moment.
-    timespec ts{0, waited_ns < 2000000000ull ? 20000 : 200000};
-    nanosleep(&ts, nullptr);
+    return false;
   }
+  // A long wait: the peer is busy with something slow; give the core away for a moment. The
+  // network's news (a peer's write that this PE must progress, say) ends the sleep at once:
+  // rxm-style targets produce no completion for incoming writes, so only the wait fd shows them.
+  uint64_t ns = idle_ns < 2000000000ull ? 20000 : 200000;
+  auto* rt = static_cast<Runtime*>(c.host_runtime);
+  if (rt && rt->network()) return rt->network()->wait_for_news(ns);
+  timespec ts{0, long(ns)};
+  nanosleep(&ts, nullptr);
+  return false;
 }
 
 }  // namespace detail

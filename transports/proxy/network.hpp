@@ -31,6 +31,8 @@ class Network {
   void stop();
   // See Proxy::drive_from_waiter.
   bool drive(bool post_only) { return proxy_->drive_from_waiter(post_only); }
+  // See Proxy::wait_for_news.
+  bool wait_for_news(uint64_t ns) { return proxy_->wait_for_news(ns); }
 
  private:
   ChannelHost channel_;

@@ -170,6 +170,18 @@ bool Proxy::drive_from_waiter(bool post_only) {
   return work;
 }
 
+bool Proxy::wait_for_news(uint64_t ns) {
+  pollfd fd{-1, POLLIN, 0};
+  {
+    std::unique_lock<std::mutex> lock(engine_, std::try_to_lock);
+    if (lock.owns_lock()) {
+      if (!fabric_->may_block()) return true;
+      fd.fd = fabric_->wait_fd();
+    }
+  }
+  timespec ts{0, long(ns)};
+  return ::ppoll(&fd, 1, &ts, nullptr) > 0;
+}
 
 // ---- Resources ------------------------------------------------------------------------------
 
@@ -461,6 +473,12 @@ bool Proxy::step(bool post_only) {
 void Proxy::run() {
   uint32_t idle = 0;
   while (!stop_) {
+    // Waiters are driving the engine: stay out of their way (with one core per PE, a spinning
+    // proxy thread takes half of it from the waiter, or from the peer it waits for).
+    if (waiter_recent()) {
+      sleep();
+      continue;
+    }
     bool work = false;
     if (engine_.try_lock()) {
       work = step();
@@ -481,20 +499,22 @@ void Proxy::run() {
   }
 }
 
+bool Proxy::waiter_recent() const {
+  constexpr uint64_t kWaiterRecent = 2000000;  // 2 ms
+  return detail::now_ns() - waiter_drove_ns_.load(std::memory_order_relaxed) < kWaiterRecent;
+}
+
 // Background progress for when no thread of this PE is inside gshmem (the PE computes, or its
 // peers need it to progress): sleeps on the completion queue's file descriptor until the network
 // has news. While waiters drive the engine it leaves the queue to them and only checks back.
 // Commands need no wake-up: host producers issue their own (see channel_push); device producers
 // are covered by the short sleeps of a GPU heap's proxy.
 void Proxy::sleep() {
-  constexpr uint64_t kWaiterRecent = 2000000;  // 2 ms
   pollfd fd{-1, POLLIN, 0};
   int timeout_ms = 1;
-  {
+  if (!waiter_recent()) {
     std::unique_lock<std::mutex> lock(engine_, std::try_to_lock);
-    if (!lock.owns_lock()) return;  // a waiter is driving right now
-    uint64_t since = detail::now_ns() - waiter_drove_ns_.load(std::memory_order_relaxed);
-    if (since >= kWaiterRecent && !channel_.peek()) {
+    if (lock.owns_lock() && !channel_.peek()) {
       if (!fabric_->may_block()) return;  // the fabric needs progress now
       fd.fd = fabric_->wait_fd();
       timeout_ms = 100;

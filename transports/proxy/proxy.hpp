@@ -54,6 +54,9 @@ class Proxy {
   // is running one; a thread that just pushed a command (`post_only`) only issues what is queued,
   // leaving completions to whoever waits. True when the step did some work.
   bool drive_from_waiter(bool post_only);
+  // A waiter that has seen nothing for long sleeps up to `ns` here instead of spinning; the
+  // network's news ends the sleep. True when the network has news (or needs progress now).
+  bool wait_for_news(uint64_t ns);
 
  private:
   struct Request;
@@ -62,6 +65,7 @@ class Proxy {
 
   void run();
   void sleep();
+  bool waiter_recent() const;  // a waiter drove the engine in the last few milliseconds
   bool step(bool post_only = false);
   void execute(const detail::Command& c, uint64_t ticket);
   int drive();  // progress without taking new commands; returns completions handled

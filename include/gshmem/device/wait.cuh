@@ -7,9 +7,12 @@
 
 namespace gshmem::detail {
 
-// Host side of a long wait: yields the core (more PEs than cores must not crawl) and, after a long
-// wait, sleeps briefly so a PE blocked on a slow peer does not burn a core the peer needs.
-void host_backoff(uint32_t spins, uint64_t waited_ns);
+// Host side of a long wait: yields the core (more PEs than cores must not crawl) and, once nothing
+// has happened for a long time, sleeps briefly so a PE blocked on a slow peer does not burn a core
+// the peer needs. `idle_ns`: time since the wait last saw progress (its start, or the last step of
+// the proxy engine that did work). With a network transport the sleep ends early when the network
+// has news; returns true then (the caller counts it as progress and polls at full speed again).
+bool host_backoff(const DeviceContext& c, uint32_t spins, uint64_t idle_ns);
 // A host thread waiting inside gshmem runs its PE's proxy engine for a step when no other thread
 // is (progress by waiters): its network operations then need no other thread to be scheduled.
 // `post_only`: just issue queued commands (after a push). True when the step did some work.
@@ -19,6 +22,11 @@ template <class Done>
 GSHMEM_HD void wait_slow(const DeviceContext& c, Site site, Done& done) {
   uint64_t start = now_ns();
   uint64_t waited = 0;
+#if !GSHMEM_ON_DEVICE
+  // A PE whose network traffic is flowing keeps polling at full speed: the peers' operations
+  // complete only as fast as this PE progresses them (rxm's targets must poll).
+  uint64_t last_work = start;
+#endif
   for (uint32_t spins = 1;; ++spins) {
     if (done()) return;
     if ((spins & 15) == 0) {
@@ -44,11 +52,15 @@ GSHMEM_HD void wait_slow(const DeviceContext& c, Site site, Done& done) {
 #if GSHMEM_ON_DEVICE
     spin_pause();
 #else
-    if (c.channel && (spins & 3) == 0 && host_drive(c)) continue;
+    // Past the spinning phase every round costs a yield: drive the engine every round then.
+    if (c.channel && ((spins & 3) == 0 || spins >= c.spins_before_yield) && host_drive(c)) {
+      last_work = now_ns();
+      continue;
+    }
     if (spins < c.spins_before_yield) {
       spin_pause();
-    } else {
-      host_backoff(spins, waited);
+    } else if (host_backoff(c, spins, waited > last_work - start ? waited - (last_work - start) : 0)) {
+      last_work = now_ns();
     }
 #endif
   }
