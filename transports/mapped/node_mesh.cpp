@@ -4,6 +4,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstring>
 #include <fstream>
 #include <map>
@@ -59,7 +60,15 @@ NodeMesh::NodeMesh(Bootstrap& boot, const std::string& job_secret) : my_pe_(boot
     if (node_of_[size_t(pe)] == node_of_[size_t(my_pe_)]) local_.push_back(pe);
   }
   links_.resize(size_t(n));
-  if (local_.size() == 1) return;
+  // The socket barrier below is a world collective: a PE alone on its node still takes part
+  // when any other node has peers to connect (every PE decides this from the same records).
+  std::vector<int> node_sizes(size_t(n_nodes_), 0);
+  for (int id : node_of_) ++node_sizes[size_t(id)];
+  bool any_shared = *std::max_element(node_sizes.begin(), node_sizes.end()) > 1;
+  if (local_.size() == 1) {
+    if (any_shared) boot.barrier("gshmem_init (node sockets)");
+    return;
+  }
 
   // Every local PE listens; once all are listening, each connects to the peers above it and
   // accepts the ones below. Connects complete on the backlog, so the order cannot deadlock.

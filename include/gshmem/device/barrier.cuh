@@ -21,7 +21,10 @@ namespace detail {
 // one: round[k] counts how many barriers the partner 2^k below has passed round k of.
 struct TeamSyncWords {
   uint64_t epoch;  // barriers this PE has completed on the team; written only locally
-  uint64_t round[31];
+  // The centralised barrier (see central()): at the team's first member only.
+  uint64_t arrived;   // members that have entered, over all barriers
+  uint64_t released;  // the last epoch every member has entered
+  uint64_t round[29];  // teams of up to 2^29 members
   // followed by team-size words of scratch for internal small allgathers (collect_words())
 };
 static_assert(sizeof(TeamSyncWords) == 256);
@@ -59,6 +62,40 @@ GSHMEM_HD inline void dissemination(const DeviceContext& c, const TeamInfo& t, S
   }
 }
 
+// Centralised: every member adds one to a counter at the team's first member; the last to arrive
+// publishes the epoch there, which the others wait for. Each member then needs to run once per
+// barrier rather than once per round, which is what counts when PEs outnumber cores (8 PEs on 2
+// cores: a dissemination round waits on a partner that may not be scheduled). Needs every
+// member mapped here; every member takes the same branch (same flags, same mapping).
+GSHMEM_HD inline void central(const DeviceContext& c, const TeamInfo& t, Site s) {
+  TeamSyncWords* w = team_words(c, t);
+  uint64_t epoch = ++w->epoch;
+  int root = t.world_pe(0);
+  auto* r = reinterpret_cast<TeamSyncWords*>(c.heap.peer_base[root] + t.psync_offset);
+  uint64_t before = atomic_ref<uint64_t>(r->arrived).fetch_add(1, acq_rel);
+  if (before + 1 == epoch * uint64_t(t.size)) {
+    atomic_ref<uint64_t>(r->released).store(epoch, release);
+    return;
+  }
+  wait_for(c, {s.call, root},
+           [&] { return atomic_ref<uint64_t>(r->released).load(acquire) >= epoch; });
+}
+
+GSHMEM_HD GSHMEM_INLINE bool all_mapped(const DeviceContext& c, const TeamInfo& t) {
+  for (int i = 0; i < t.size; ++i) {
+    if (!c.heap.peer_base[t.world_pe(i)]) return false;
+  }
+  return true;
+}
+
+GSHMEM_HD GSHMEM_INLINE void team_sync_one(const DeviceContext& c, const TeamInfo& t, Site s) {
+  if ((c.flags & kCtxOversubscribed) && t.size > 2 && all_mapped(c, t)) {
+    central(c, t, s);
+  } else {
+    dissemination(c, t, s);
+  }
+}
+
 }  // namespace detail
 
 template <class G = Thread>
@@ -66,7 +103,7 @@ GSHMEM_HD void team_sync(const DeviceContext& c, gshmem_team_t team,
                          Site s = {"gshmem_team_sync"}) {
   const TeamInfo* t = detail::member_team(c, team, s);
   G::sync();
-  if (G::rank() == 0 && t->size > 1) detail::dissemination(c, *t, s);
+  if (G::rank() == 0 && t->size > 1) detail::team_sync_one(c, *t, s);
   G::sync();
 }
 
