@@ -84,6 +84,20 @@ TEST(Launcher, KilledPeEndsTheJobCleanly) {
   EXPECT_EQ(leftovers("/tmp", tmp_before, pids, false), std::vector<std::string>{});
 }
 
+// The same fault across virtual nodes: the survivors are inside a barrier whose signals travel
+// through the proxy and libfabric to the dead PE.
+TEST(Launcher, KilledPeAcrossTheFabricIsNamed) {
+  std::string marker = unique_marker("fault-fabric");
+  Outcome o = run(job(4, {"barrier_loop_kill", "2", marker}, {"--ppn", "1"}), {}, 30);
+  ASSERT_TRUE(o.finished) << o.describe();
+  EXPECT_TRUE(o.exited) << o.describe();
+  EXPECT_EQ(o.code, 137) << o.describe();
+  EXPECT_LT(o.seconds, 10) << o.describe();
+  EXPECT_TRUE(contains(o.err, "PE 2")) << o.describe();
+  EXPECT_TRUE(contains(o.err, "signal 9")) << o.describe();
+  EXPECT_TRUE(pids_with(marker).empty()) << "processes of the job are still running";
+}
+
 TEST(Launcher, ExitStatusAfterFinalizePassesThrough) {
   Outcome o = run(job(2, {"exit_after_finalize", "1", "3"}), {}, 30);
   EXPECT_TRUE(o.finished && o.exited) << o.describe();

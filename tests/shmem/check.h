@@ -8,18 +8,19 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-static void check_failed(const char* file, int line, const char* what, long long got,
-                         long long want) {
-  fprintf(stderr, "PE %d: %s:%d: CHECK(%s) failed: got %lld, want %lld\n", shmem_my_pe(), file,
-          line, what, got, want);
+static void check_failed(const char* file, int line, const char* what, long double got,
+                         long double want) {
+  fprintf(stderr, "PE %d: %s:%d: CHECK(%s) failed: got %.21Lg, want %.21Lg\n", shmem_my_pe(),
+          file, line, what, got, want);
   fflush(stderr);
   shmem_global_exit(1);
 }
 
-/* Integers (any width) compared as long long. */
+/* Integers of any width and floating values, compared exactly as long double (its 64-bit
+ * mantissa holds every 64-bit integer; a float that differs in any bit fails). */
 #define CHECK_EQ(got, want)                                                         \
   do {                                                                              \
-    long long check_got_ = (long long)(got), check_want_ = (long long)(want);       \
+    long double check_got_ = (long double)(got), check_want_ = (long double)(want); \
     if (check_got_ != check_want_)                                                  \
       check_failed(__FILE__, __LINE__, #got " == " #want, check_got_, check_want_); \
   } while (0)

@@ -42,6 +42,19 @@ void ChannelHost::give_return(uint64_t ticket, uint64_t value) {
   detail::Return& r = returns_[ticket & device_.mask];
   r.value = value;
   detail::atomic_ref<uint64_t>(r.tag).store(ticket + 1, detail::release);
+  unread_.insert(ticket);
+}
+
+uint64_t ChannelHost::oldest_unread() {
+  while (!unread_.empty()) {
+    uint64_t t = *unread_.begin();
+    // The producer clears the tag once it has read the value (channel_call).
+    if (detail::atomic_ref<uint64_t>(returns_[t & device_.mask].tag).load(detail::acquire) == t + 1) {
+      return t;
+    }
+    unread_.erase(unread_.begin());
+  }
+  return UINT64_MAX;
 }
 
 void ChannelHost::mark_quiet_done(uint64_t ticket) {

@@ -5,6 +5,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <set>
 
 #include "gshmem/device/channel.cuh"
 
@@ -30,6 +31,9 @@ class ChannelHost {
   void release(uint64_t ticket);
   // Completes ticket t for the producer waiting on it, with a fetched value.
   void give_return(uint64_t ticket, uint64_t value);
+  // The oldest ticket whose return its producer has not read yet (UINT64_MAX: none). Its slot,
+  // and the return slot it shares with later tickets, must not be handed out again before then.
+  uint64_t oldest_unread();
   // Publishes that every command before `ticket` is complete (lets quiet skip the proxy).
   void mark_quiet_done(uint64_t ticket);
   size_t capacity() const { return size_t(device_.mask + 1); }
@@ -42,6 +46,7 @@ class ChannelHost {
   detail::Return* returns_ = nullptr;
   Counter head_, consumed_, quiet_done_;
   uint64_t tail_ = 0;
+  std::set<uint64_t> unread_;  // returns given, not yet read by their producers
   detail::ChannelDevice device_{};
 };
 

@@ -238,6 +238,7 @@ void Proxy::answer(Request* r, uint64_t value) {
 void Proxy::release_slots() {
   uint64_t upto = channel_.ticket();
   if (!pending_returns_.empty()) upto = std::min(upto, *pending_returns_.begin());
+  upto = std::min(upto, channel_.oldest_unread());
   channel_.release(upto);
 }
 

@@ -126,7 +126,10 @@ GSHMEM_HD inline uint64_t channel_call(const DeviceContext& c, Command cmd, Site
   uint64_t t = channel_push(c, cmd, s);
   Return* r = &c.channel->returns[t & c.channel->mask];
   wait_for(c, s, [&] { return atomic_ref<uint64_t>(r->tag).load(acquire) == t + 1; });
-  return r->value;
+  uint64_t value = r->value;
+  // Read: the proxy may now hand this ticket's slots to a later command (see oldest_unread).
+  atomic_ref<uint64_t>(r->tag).store(0, release);
+  return value;
 }
 
 GSHMEM_HD GSHMEM_INLINE Command make_command(CmdOp op, Remote r, int pe) {
