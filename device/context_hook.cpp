@@ -21,6 +21,7 @@ int gshmemi_device_attach(const void* symbol);
 }
 
 namespace gshmem {
+DeviceContext device_context();
 std::string device_context_problem(const DeviceContext& c);
 }
 
@@ -105,4 +106,10 @@ extern "C" int gshmemi_device_attach(const void* symbol) {
     copy_to(symbol, s.last);
   }
   return 0;
+}
+
+gshmem::DeviceContext gshmem::device_context() {
+  State& s = state();
+  std::lock_guard<std::recursive_mutex> lock(s.mu);
+  return s.last;
 }

@@ -23,6 +23,7 @@
 #endif
 
 #include <cstddef>
+#include <string>
 
 #include "gshmem/device/context.cuh"
 
@@ -66,6 +67,10 @@ __device__ GSHMEM_INLINE const DeviceContext& device_default_context() {
   return gshmemi_device_ctx;
 }
 }  // namespace detail
+
+// Host side: the context kernels get by default, as the runtime last handed it over (n_pes 0
+// before gshmem_init and after finalize). For the C++ API, whose templates take it explicitly.
+DeviceContext device_context();
 
 // Host side: problems that would make kernels fault on this context (memory a kernel cannot
 // reach: the heap, the peer table, the teams, the abort flag), as one readable line; empty
