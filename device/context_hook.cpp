@@ -23,7 +23,7 @@ int gshmemi_device_attach(const void* symbol);
 namespace gshmem {
 DeviceContext device_context();
 std::string device_context_problem(const DeviceContext& c);
-}
+}  // namespace gshmem
 
 namespace {
 

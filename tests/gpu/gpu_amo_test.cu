@@ -22,17 +22,17 @@ constexpr int kExtSteps = 3;
 
 template <class T>
 void expect_std(const T* v, T* out) {
-  T x = v[0];                    // set(v0)
-  out[0] = x;                    // fetch
-  out[1] = x, x = v[1];          // swap(v1)
-  out[2] = x, x = v[2];          // compare_swap(v1 -> v2): succeeds
-  out[3] = x;                    // compare_swap(v3 -> v4): fails, v3 != v2
-  out[4] = x, x = T(x + v[5]);   // fetch_add(v5)
-  x = T(x + v[5]);               // add(v5)
-  out[5] = x, x = T(x + 1);      // fetch_inc
-  x = T(x + 1);                  // inc
-  out[6] = x;                    // fetch
-  out[7] = T(x + 0);             // fetch again after nothing
+  T x = v[0];                   // set(v0)
+  out[0] = x;                   // fetch
+  out[1] = x, x = v[1];         // swap(v1)
+  out[2] = x, x = v[2];         // compare_swap(v1 -> v2): succeeds
+  out[3] = x;                   // compare_swap(v3 -> v4): fails, v3 != v2
+  out[4] = x, x = T(x + v[5]);  // fetch_add(v5)
+  x = T(x + v[5]);              // add(v5)
+  out[5] = x, x = T(x + 1);     // fetch_inc
+  x = T(x + 1);                 // inc
+  out[6] = x;                   // fetch
+  out[7] = T(x + 0);            // fetch again after nothing
   out[8] = x;
 }
 template <class T>
@@ -54,31 +54,31 @@ void expect_ext(const T* v, T* out) {
   out[2] = v[1];  // fetch
 }
 
-#define AMO_STD_KERNEL(NAME, T)                                                             \
-  __global__ void NAME##_std_kernel(T* w, const T* v, T* out, int pe) {                     \
-    if (threadIdx.x || blockIdx.x) return;                                                  \
-    gshmem_##NAME##_atomic_set(w, v[0], pe);                                                \
-    gshmem_fence();                                                                         \
-    out[0] = gshmem_##NAME##_atomic_fetch(w, pe);                                           \
-    out[1] = gshmem_##NAME##_atomic_swap(w, v[1], pe);                                      \
-    out[2] = gshmem_##NAME##_atomic_compare_swap(w, v[1], v[2], pe);                        \
-    out[3] = gshmem_##NAME##_atomic_compare_swap(w, v[3], v[4], pe);                        \
-    out[4] = gshmem_##NAME##_atomic_fetch_add(w, v[5], pe);                                 \
-    gshmem_##NAME##_atomic_add(w, v[5], pe);                                                \
-    gshmem_fence();                                                                         \
-    out[5] = gshmem_##NAME##_atomic_fetch_inc(w, pe);                                       \
-    gshmem_##NAME##_atomic_inc(w, pe);                                                      \
-    gshmem_quiet();                                                                         \
-    out[6] = gshmem_##NAME##_atomic_fetch(w, pe);                                           \
-    out[7] = gshmem_##NAME##_atomic_fetch(w, pe);                                           \
-    out[8] = gshmem_##NAME##_g(w, pe);                                                      \
-  }                                                                                         \
+#define AMO_STD_KERNEL(NAME, T)                                                            \
+  __global__ void NAME##_std_kernel(T* w, const T* v, T* out, int pe) {                    \
+    if (threadIdx.x || blockIdx.x) return;                                                 \
+    gshmem_##NAME##_atomic_set(w, v[0], pe);                                               \
+    gshmem_fence();                                                                        \
+    out[0] = gshmem_##NAME##_atomic_fetch(w, pe);                                          \
+    out[1] = gshmem_##NAME##_atomic_swap(w, v[1], pe);                                     \
+    out[2] = gshmem_##NAME##_atomic_compare_swap(w, v[1], v[2], pe);                       \
+    out[3] = gshmem_##NAME##_atomic_compare_swap(w, v[3], v[4], pe);                       \
+    out[4] = gshmem_##NAME##_atomic_fetch_add(w, v[5], pe);                                \
+    gshmem_##NAME##_atomic_add(w, v[5], pe);                                               \
+    gshmem_fence();                                                                        \
+    out[5] = gshmem_##NAME##_atomic_fetch_inc(w, pe);                                      \
+    gshmem_##NAME##_atomic_inc(w, pe);                                                     \
+    gshmem_quiet();                                                                        \
+    out[6] = gshmem_##NAME##_atomic_fetch(w, pe);                                          \
+    out[7] = gshmem_##NAME##_atomic_fetch(w, pe);                                          \
+    out[8] = gshmem_##NAME##_g(w, pe);                                                     \
+  }                                                                                        \
   /* Every thread: fetch_add(1) or inc on the successor's counter; fetched values kept. */ \
-  __global__ void NAME##_contended_kernel(T* counter, T* fetched, int pe) {                 \
-    size_t t = blockIdx.x * size_t(blockDim.x) + threadIdx.x;                               \
-    fetched[t] = gshmem_##NAME##_atomic_fetch_add(counter, (T)1, pe);                       \
-    gshmem_##NAME##_atomic_inc(counter + 1, pe);                                            \
-    gshmem_quiet();                                                                         \
+  __global__ void NAME##_contended_kernel(T* counter, T* fetched, int pe) {                \
+    size_t t = blockIdx.x * size_t(blockDim.x) + threadIdx.x;                              \
+    fetched[t] = gshmem_##NAME##_atomic_fetch_add(counter, (T)1, pe);                      \
+    gshmem_##NAME##_atomic_inc(counter + 1, pe);                                           \
+    gshmem_quiet();                                                                        \
   }
 #define AMO_BIT_KERNEL(NAME, T)                                         \
   __global__ void NAME##_bit_kernel(T* w, const T* v, T* out, int pe) { \
@@ -175,7 +175,7 @@ TEST_F(GpuAmo, StandardSequence) {
 }
 
 TEST_F(GpuAmo, BitwiseSequence) {
-#define RUN_BIT(NAME, T) \
+#define RUN_BIT(NAME, T)                                                                \
   run_sequence<T>("gshmem_" #NAME "_atomic_(and|or|xor)", NAME##_bit_kernel, kBitSteps, \
                   expect_bit<T>);
   GSHMEM_FOR_AMO_BITWISE_TYPES(RUN_BIT)
@@ -183,7 +183,7 @@ TEST_F(GpuAmo, BitwiseSequence) {
 }
 
 TEST_F(GpuAmo, ExtendedSequence) {
-#define RUN_EXT(NAME, T) \
+#define RUN_EXT(NAME, T)                                                                    \
   run_sequence<T>("gshmem_" #NAME "_atomic_(fetch|set|swap)", NAME##_ext_kernel, kExtSteps, \
                   expect_ext<T>);
   GSHMEM_FOR_AMO_EXTENDED_TYPES(RUN_EXT)

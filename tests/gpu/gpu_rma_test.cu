@@ -18,36 +18,38 @@ enum class Rma { Put, PutNbi, Get, GetNbi };
 const char* rma_name(Rma r) {
   return r == Rma::Put ? "put" : r == Rma::PutNbi ? "put_nbi" : r == Rma::Get ? "get" : "get_nbi";
 }
-bool is_put(Rma r) { return r == Rma::Put || r == Rma::PutNbi; }
+bool is_put(Rma r) {
+  return r == Rma::Put || r == Rma::PutNbi;
+}
 
 // NAME at the kernel's scope: NAME, NAME_warp or NAME_block.
-#define SCOPED_CALL(S, NAME, ...)                  \
-  do {                                             \
-    if constexpr (S == Scope::Thread) {            \
-      NAME(__VA_ARGS__);                           \
-    } else if constexpr (S == Scope::Warp) {       \
-      NAME##_warp(__VA_ARGS__);                    \
-    } else {                                       \
-      NAME##_block(__VA_ARGS__);                   \
-    }                                              \
+#define SCOPED_CALL(S, NAME, ...)            \
+  do {                                       \
+    if constexpr (S == Scope::Thread) {      \
+      NAME(__VA_ARGS__);                     \
+    } else if constexpr (S == Scope::Warp) { \
+      NAME##_warp(__VA_ARGS__);              \
+    } else {                                 \
+      NAME##_block(__VA_ARGS__);             \
+    }                                        \
   } while (0)
 
 // One family: four operations over one element type. `remote` is symmetric, `local` private.
-#define RMA_KERNEL(KERNEL, T, PUT, PUT_NBI, GET, GET_NBI)                             \
-  template <Scope S, Rma R>                                                           \
-  __global__ void KERNEL(T* remote, T* local, size_t n, int pe) {                     \
-    size_t b, e;                                                                      \
-    bool leader;                                                                      \
-    my_slice<S>(n, &b, &e, &leader);                                                  \
+#define RMA_KERNEL(KERNEL, T, PUT, PUT_NBI, GET, GET_NBI)                               \
+  template <Scope S, Rma R>                                                             \
+  __global__ void KERNEL(T* remote, T* local, size_t n, int pe) {                       \
+    size_t b, e;                                                                        \
+    bool leader;                                                                        \
+    my_slice<S>(n, &b, &e, &leader);                                                    \
     if constexpr (R == Rma::Put) SCOPED_CALL(S, PUT, remote + b, local + b, e - b, pe); \
-    if constexpr (R == Rma::PutNbi) {                                                 \
-      SCOPED_CALL(S, PUT_NBI, remote + b, local + b, e - b, pe);                      \
-    }                                                                                 \
+    if constexpr (R == Rma::PutNbi) {                                                   \
+      SCOPED_CALL(S, PUT_NBI, remote + b, local + b, e - b, pe);                        \
+    }                                                                                   \
     if constexpr (R == Rma::Get) SCOPED_CALL(S, GET, local + b, remote + b, e - b, pe); \
-    if constexpr (R == Rma::GetNbi) {                                                 \
-      SCOPED_CALL(S, GET_NBI, local + b, remote + b, e - b, pe);                      \
-    }                                                                                 \
-    gshmem_quiet();                                                                   \
+    if constexpr (R == Rma::GetNbi) {                                                   \
+      SCOPED_CALL(S, GET_NBI, local + b, remote + b, e - b, pe);                        \
+    }                                                                                   \
+    gshmem_quiet();                                                                     \
   }
 
 RMA_KERNEL(mem_kernel, char, gshmem_putmem, gshmem_putmem_nbi, gshmem_getmem, gshmem_getmem_nbi)
@@ -59,10 +61,8 @@ RMA_KERNEL(longlong_kernel, long long, gshmem_longlong_put, gshmem_longlong_put_
 RMA_KERNEL(uint8_kernel, uint8_t, gshmem_uint8_put, gshmem_uint8_put_nbi, gshmem_uint8_get,
            gshmem_uint8_get_nbi)
 // The sized forms take void*: the kernels pass a uint32_t/uint64_t view.
-RMA_KERNEL(sized32_kernel, uint32_t, gshmem_put32, gshmem_put32_nbi, gshmem_get32,
-           gshmem_get32_nbi)
-RMA_KERNEL(sized64_kernel, uint64_t, gshmem_put64, gshmem_put64_nbi, gshmem_get64,
-           gshmem_get64_nbi)
+RMA_KERNEL(sized32_kernel, uint32_t, gshmem_put32, gshmem_put32_nbi, gshmem_get32, gshmem_get32_nbi)
+RMA_KERNEL(sized64_kernel, uint64_t, gshmem_put64, gshmem_put64_nbi, gshmem_get64, gshmem_get64_nbi)
 
 template <class T>
 using RmaKernel = void (*)(T*, T*, size_t, int);
@@ -119,13 +119,14 @@ void run_rma(const char* family, RmaKernel<T> kernel, Scope scope, Rma op, size_
     run_rma<T>(FAMILY, KERNEL<Scope::Block, Rma::GetNbi>, Scope::Block, Rma::GetNbi, n);   \
   }
 
-TEST_F(GpuRma, Putmem) { RUN_FAMILY("gshmem_putmem/getmem", char, mem_kernel) }
-TEST_F(GpuRma, TypedInt) { RUN_FAMILY("gshmem_int_put/get", int, int_kernel) }
-TEST_F(GpuRma, TypedDouble) { RUN_FAMILY("gshmem_double_put/get", double, double_kernel) }
-TEST_F(GpuRma, TypedLongLong) { RUN_FAMILY("gshmem_longlong_put/get", long long, longlong_kernel) }
-TEST_F(GpuRma, TypedUint8) { RUN_FAMILY("gshmem_uint8_put/get", uint8_t, uint8_kernel) }
-TEST_F(GpuRma, Sized32) { RUN_FAMILY("gshmem_put32/get32", uint32_t, sized32_kernel) }
-TEST_F(GpuRma, Sized64) { RUN_FAMILY("gshmem_put64/get64", uint64_t, sized64_kernel) }
+TEST_F(GpuRma, Putmem){RUN_FAMILY("gshmem_putmem/getmem", char, mem_kernel)} TEST_F(GpuRma,
+                                                                                    TypedInt){
+    RUN_FAMILY("gshmem_int_put/get", int, int_kernel)} TEST_F(GpuRma, TypedDouble){
+    RUN_FAMILY("gshmem_double_put/get", double, double_kernel)} TEST_F(GpuRma, TypedLongLong){
+    RUN_FAMILY("gshmem_longlong_put/get", long long, longlong_kernel)} TEST_F(GpuRma, TypedUint8){
+    RUN_FAMILY("gshmem_uint8_put/get", uint8_t, uint8_kernel)} TEST_F(GpuRma, Sized32){
+    RUN_FAMILY("gshmem_put32/get32", uint32_t, sized32_kernel)} TEST_F(GpuRma, Sized64){
+    RUN_FAMILY("gshmem_put64/get64", uint64_t, sized64_kernel)}
 
 // ---- p/g and strided, by single threads ----------------------------------------------------
 
@@ -152,14 +153,11 @@ TEST_F(GpuRma, Sized64) { RUN_FAMILY("gshmem_put64/get64", uint64_t, sized64_ker
       gshmem_quiet();                                                                      \
     }                                                                                      \
   }
-PG_KERNEL(int, int)
-PG_KERNEL(float, float)
-PG_KERNEL(ulonglong, unsigned long long)
-PG_KERNEL(short, short)
-PG_KERNEL(size, size_t)
+PG_KERNEL(int, int) PG_KERNEL(float, float) PG_KERNEL(ulonglong, unsigned long long)
+    PG_KERNEL(short, short) PG_KERNEL(size, size_t)
 
-template <class T>
-using PgKernel = void (*)(T*, T*, size_t, int, bool);
+        template <class T>
+        using PgKernel = void(*)(T*, T*, size_t, int, bool);
 
 // p/g move element i to element i; iput moves local[3i] to remote[2i], iget remote[2i] to
 // local[3i]; every other element of the destination must keep its poison.
@@ -167,8 +165,8 @@ template <class T>
 void run_pg(const char* family, PgKernel<T> kernel, bool put, bool strided, size_t n) {
   const int me = gshmem_my_pe(), npes = gshmem_n_pes();
   const int next = (me + 1) % npes, prev = (me + npes - 1) % npes;
-  SCOPED_TRACE(std::string(family) + (put ? " put side" : " get side") + ", " +
-               std::to_string(n) + " elements; " + seed_note());
+  SCOPED_TRACE(std::string(family) + (put ? " put side" : " get side") + ", " + std::to_string(n) +
+               " elements; " + seed_note());
   const size_t span = strided ? 3 * n : n;  // elements each buffer holds
   const size_t bytes = span * sizeof(T);
   Sym remote(bytes + kGuard);
@@ -199,12 +197,12 @@ void run_pg(const char* family, PgKernel<T> kernel, bool put, bool strided, size
   gshmem_barrier_all();
 }
 
-#define RUN_PG(NAME, T)                                                         \
-  for (size_t n : {size_t(1), size_t(300)}) {                                   \
-    run_pg<T>("gshmem_" #NAME "_p", NAME##_pg_kernel, true, false, n);          \
-    run_pg<T>("gshmem_" #NAME "_g", NAME##_pg_kernel, false, false, n);         \
-    run_pg<T>("gshmem_" #NAME "_iput", NAME##_strided_kernel, true, true, n);   \
-    run_pg<T>("gshmem_" #NAME "_iget", NAME##_strided_kernel, false, true, n);  \
+#define RUN_PG(NAME, T)                                                        \
+  for (size_t n : {size_t(1), size_t(300)}) {                                  \
+    run_pg<T>("gshmem_" #NAME "_p", NAME##_pg_kernel, true, false, n);         \
+    run_pg<T>("gshmem_" #NAME "_g", NAME##_pg_kernel, false, false, n);        \
+    run_pg<T>("gshmem_" #NAME "_iput", NAME##_strided_kernel, true, true, n);  \
+    run_pg<T>("gshmem_" #NAME "_iget", NAME##_strided_kernel, false, true, n); \
   }
 
 TEST_F(GpuRma, PAndGAndStrided) {

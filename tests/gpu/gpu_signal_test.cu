@@ -43,36 +43,35 @@ __device__ unsigned group_index() {
 // Each group sends its slice to `pe` with a signal: ADD 1 on sig[0], or SET kSetBase + g on
 // sig[g] (its own word). Then every thread waits for all of this PE's incoming signals and
 // copies its share of what arrived into `check`.
-#define SIGNAL_KERNEL(KERNEL, T, PUT, PUT_NBI)                                                 \
-  template <Scope S, bool Nbi, int Op>                                                         \
+#define SIGNAL_KERNEL(KERNEL, T, PUT, PUT_NBI)                                                   \
+  template <Scope S, bool Nbi, int Op>                                                           \
   __global__ void KERNEL(T* remote, const T* local, size_t n, uint64_t* sig, int pe, T* check) { \
-    size_t b, e;                                                                               \
-    bool leader;                                                                               \
-    my_slice<S>(n, &b, &e, &leader);                                                           \
-    unsigned g = group_index<S>(), groups = group_count<S>();                                  \
-    uint64_t* word = Op == GSHMEM_SIGNAL_ADD ? sig : sig + g;                                  \
-    uint64_t value = Op == GSHMEM_SIGNAL_ADD ? 1 : kSetBase + g;                               \
-    if constexpr (Nbi) {                                                                       \
-      SCOPED_CALL(S, PUT_NBI, remote + b, local + b, e - b, word, value, Op, pe);              \
-    } else {                                                                                   \
-      SCOPED_CALL(S, PUT, remote + b, local + b, e - b, word, value, Op, pe);                  \
-    }                                                                                          \
-    if (Op == GSHMEM_SIGNAL_ADD) {                                                             \
-      gshmem_signal_wait_until(sig, GSHMEM_CMP_EQ, groups);                                    \
-    } else {                                                                                   \
-      for (unsigned k = 0; k < groups; ++k) {                                                  \
-        gshmem_signal_wait_until(sig + k, GSHMEM_CMP_EQ, kSetBase + k);                        \
-      }                                                                                        \
-    }                                                                                          \
-    size_t t = blockIdx.x * size_t(blockDim.x) + threadIdx.x;                                  \
-    for (size_t i = t; i < n; i += size_t(gridDim.x) * blockDim.x) check[i] = remote[i];       \
-    gshmem_quiet();                                                                            \
+    size_t b, e;                                                                                 \
+    bool leader;                                                                                 \
+    my_slice<S>(n, &b, &e, &leader);                                                             \
+    unsigned g = group_index<S>(), groups = group_count<S>();                                    \
+    uint64_t* word = Op == GSHMEM_SIGNAL_ADD ? sig : sig + g;                                    \
+    uint64_t value = Op == GSHMEM_SIGNAL_ADD ? 1 : kSetBase + g;                                 \
+    if constexpr (Nbi) {                                                                         \
+      SCOPED_CALL(S, PUT_NBI, remote + b, local + b, e - b, word, value, Op, pe);                \
+    } else {                                                                                     \
+      SCOPED_CALL(S, PUT, remote + b, local + b, e - b, word, value, Op, pe);                    \
+    }                                                                                            \
+    if (Op == GSHMEM_SIGNAL_ADD) {                                                               \
+      gshmem_signal_wait_until(sig, GSHMEM_CMP_EQ, groups);                                      \
+    } else {                                                                                     \
+      for (unsigned k = 0; k < groups; ++k) {                                                    \
+        gshmem_signal_wait_until(sig + k, GSHMEM_CMP_EQ, kSetBase + k);                          \
+      }                                                                                          \
+    }                                                                                            \
+    size_t t = blockIdx.x * size_t(blockDim.x) + threadIdx.x;                                    \
+    for (size_t i = t; i < n; i += size_t(gridDim.x) * blockDim.x) check[i] = remote[i];         \
+    gshmem_quiet();                                                                              \
   }
 
 SIGNAL_KERNEL(mem_signal_kernel, char, gshmem_putmem_signal, gshmem_putmem_signal_nbi)
 SIGNAL_KERNEL(int_signal_kernel, int, gshmem_int_put_signal, gshmem_int_put_signal_nbi)
-SIGNAL_KERNEL(double_signal_kernel, double, gshmem_double_put_signal,
-              gshmem_double_put_signal_nbi)
+SIGNAL_KERNEL(double_signal_kernel, double, gshmem_double_put_signal, gshmem_double_put_signal_nbi)
 
 template <class T>
 using SignalKernel = void (*)(T*, const T*, size_t, uint64_t*, int, T*);
@@ -84,8 +83,8 @@ void run_signal(const char* family, SignalKernel<T> kernel, Scope scope, bool nb
   const int next = (me + 1) % npes, prev = (me + npes - 1) % npes;
   const size_t bytes = n * sizeof(T);
   SCOPED_TRACE(std::string(family) + (nbi ? "_nbi" : "") + " " +
-               (op == GSHMEM_SIGNAL_ADD ? "ADD" : "SET") + " at " + scope_name(scope) +
-               " scope, " + std::to_string(n) + " elements; " + seed_note());
+               (op == GSHMEM_SIGNAL_ADD ? "ADD" : "SET") + " at " + scope_name(scope) + " scope, " +
+               std::to_string(n) + " elements; " + seed_note());
   const size_t words = size_t(kBlocks) * kThreads;  // at most one per group
   Sym remote(bytes + kGuard);
   Sym sig(words * sizeof(uint64_t));
@@ -117,23 +116,21 @@ void run_signal(const char* family, SignalKernel<T> kernel, Scope scope, bool nb
   run_signal<T>(FAMILY, KERNEL<S, true, GSHMEM_SIGNAL_ADD>, S, true, GSHMEM_SIGNAL_ADD, n);   \
   run_signal<T>(FAMILY, KERNEL<S, false, GSHMEM_SIGNAL_SET>, S, false, GSHMEM_SIGNAL_SET, n); \
   run_signal<T>(FAMILY, KERNEL<S, true, GSHMEM_SIGNAL_SET>, S, true, GSHMEM_SIGNAL_SET, n);
-#define RUN_SIGNAL(FAMILY, T, KERNEL)                                  \
+#define RUN_SIGNAL(FAMILY, T, KERNEL)                                     \
   for (size_t n : {size_t(0), size_t(5), size_t(4097), size_t(300001)}) { \
-    RUN_SIGNAL_SCOPE(FAMILY, T, KERNEL, Scope::Thread)                 \
-    RUN_SIGNAL_SCOPE(FAMILY, T, KERNEL, Scope::Warp)                   \
-    RUN_SIGNAL_SCOPE(FAMILY, T, KERNEL, Scope::Block)                  \
+    RUN_SIGNAL_SCOPE(FAMILY, T, KERNEL, Scope::Thread)                    \
+    RUN_SIGNAL_SCOPE(FAMILY, T, KERNEL, Scope::Warp)                      \
+    RUN_SIGNAL_SCOPE(FAMILY, T, KERNEL, Scope::Block)                     \
   }
 
-TEST_F(GpuSignal, PutmemSignal) { RUN_SIGNAL("gshmem_putmem_signal", char, mem_signal_kernel) }
-TEST_F(GpuSignal, IntPutSignal) { RUN_SIGNAL("gshmem_int_put_signal", int, int_signal_kernel) }
-TEST_F(GpuSignal, DoublePutSignal) {
-  RUN_SIGNAL("gshmem_double_put_signal", double, double_signal_kernel)
-}
+TEST_F(GpuSignal, PutmemSignal){
+    RUN_SIGNAL("gshmem_putmem_signal", char, mem_signal_kernel)} TEST_F(GpuSignal, IntPutSignal){
+    RUN_SIGNAL("gshmem_int_put_signal", int, int_signal_kernel)} TEST_F(GpuSignal, DoublePutSignal){
+    RUN_SIGNAL("gshmem_double_put_signal", double, double_signal_kernel)}
 
 // signal_op SET then ADD to every PE's slot for this PE, by one thread; then waits for every
 // slot of its own and records what signal_wait_until returned and what signal_fetch reads.
-__global__ void signal_op_kernel(uint64_t* slots, int me, int npes, uint64_t base,
-                                 uint64_t* seen) {
+__global__ void signal_op_kernel(uint64_t* slots, int me, int npes, uint64_t base, uint64_t* seen) {
   if (blockIdx.x != 0 || threadIdx.x != 0) return;
   for (int t = 0; t < npes; ++t) {
     gshmem_signal_op(&slots[me], base, GSHMEM_SIGNAL_SET, t);

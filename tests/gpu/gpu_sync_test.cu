@@ -16,38 +16,38 @@ constexpr int kVars = 8;
 
 // The predecessor sets ivars[i] = base + i (p, then fence) one by one; this kernel waits with
 // every form and records what each returned in out[]. status masks out element 0 where used.
-#define WAIT_KERNEL(NAME, T)                                                                    \
-  __global__ void NAME##_wait_kernel(T* ivars, T base, int pe, uint64_t* out) {                \
-    using V = T; /* T() does not parse for `long long` */                                      \
-    if (threadIdx.x || blockIdx.x) return;                                                     \
-    for (int i = 0; i < kVars; ++i) {                                                          \
-      gshmem_##NAME##_p(ivars + i, V(base + V(i)), pe);                                        \
-      gshmem_fence();                                                                          \
-    }                                                                                          \
-    gshmem_quiet();                                                                            \
-    int status[kVars] = {1};                                                                   \
-    T want[kVars];                                                                             \
-    for (int i = 0; i < kVars; ++i) want[i] = V(base + V(i));                                  \
-    size_t idx[kVars];                                                                         \
-    gshmem_##NAME##_wait_until(ivars + kVars - 1, GSHMEM_CMP_EQ, want[kVars - 1]);             \
-    gshmem_##NAME##_wait_until_all(ivars, kVars, nullptr, GSHMEM_CMP_GE, base);                \
-    out[0] = gshmem_##NAME##_wait_until_any(ivars, kVars, status, GSHMEM_CMP_EQ, want[3]);     \
+#define WAIT_KERNEL(NAME, T)                                                                     \
+  __global__ void NAME##_wait_kernel(T* ivars, T base, int pe, uint64_t* out) {                  \
+    using V = T; /* T() does not parse for `long long` */                                        \
+    if (threadIdx.x || blockIdx.x) return;                                                       \
+    for (int i = 0; i < kVars; ++i) {                                                            \
+      gshmem_##NAME##_p(ivars + i, V(base + V(i)), pe);                                          \
+      gshmem_fence();                                                                            \
+    }                                                                                            \
+    gshmem_quiet();                                                                              \
+    int status[kVars] = {1};                                                                     \
+    T want[kVars];                                                                               \
+    for (int i = 0; i < kVars; ++i) want[i] = V(base + V(i));                                    \
+    size_t idx[kVars];                                                                           \
+    gshmem_##NAME##_wait_until(ivars + kVars - 1, GSHMEM_CMP_EQ, want[kVars - 1]);               \
+    gshmem_##NAME##_wait_until_all(ivars, kVars, nullptr, GSHMEM_CMP_GE, base);                  \
+    out[0] = gshmem_##NAME##_wait_until_any(ivars, kVars, status, GSHMEM_CMP_EQ, want[3]);       \
     out[1] = gshmem_##NAME##_wait_until_some(ivars, kVars, idx, status, GSHMEM_CMP_GE, want[5]); \
-    out[2] = idx[0];                                                                           \
-    gshmem_##NAME##_wait_until_all_vector(ivars, kVars, nullptr, GSHMEM_CMP_EQ, want);         \
-    out[3] = gshmem_##NAME##_wait_until_any_vector(ivars, kVars, status, GSHMEM_CMP_EQ, want);  \
-    out[4] = gshmem_##NAME##_wait_until_some_vector(ivars, kVars, idx, nullptr, GSHMEM_CMP_EQ,  \
-                                                    want);                                     \
-    out[5] = uint64_t(gshmem_##NAME##_test(ivars + 2, GSHMEM_CMP_EQ, want[2]));                \
-    out[6] = uint64_t(gshmem_##NAME##_test(ivars + 2, GSHMEM_CMP_NE, want[2]));                \
-    out[7] = uint64_t(gshmem_##NAME##_test_all(ivars, kVars, nullptr, GSHMEM_CMP_LT,           \
-                                               V(base + V(kVars))));                           \
-    out[8] = gshmem_##NAME##_test_any(ivars, kVars, status, GSHMEM_CMP_GT, want[6]);           \
-    out[9] = gshmem_##NAME##_test_some(ivars, kVars, idx, nullptr, GSHMEM_CMP_LE, want[1]);    \
-    out[10] = uint64_t(gshmem_##NAME##_test_all_vector(ivars, kVars, nullptr, GSHMEM_CMP_EQ,   \
-                                                       want));                                 \
-    out[11] = gshmem_##NAME##_test_any_vector(ivars, kVars, status, GSHMEM_CMP_NE, want);      \
-    out[12] = gshmem_##NAME##_test_some_vector(ivars, kVars, idx, status, GSHMEM_CMP_EQ, want); \
+    out[2] = idx[0];                                                                             \
+    gshmem_##NAME##_wait_until_all_vector(ivars, kVars, nullptr, GSHMEM_CMP_EQ, want);           \
+    out[3] = gshmem_##NAME##_wait_until_any_vector(ivars, kVars, status, GSHMEM_CMP_EQ, want);   \
+    out[4] =                                                                                     \
+        gshmem_##NAME##_wait_until_some_vector(ivars, kVars, idx, nullptr, GSHMEM_CMP_EQ, want); \
+    out[5] = uint64_t(gshmem_##NAME##_test(ivars + 2, GSHMEM_CMP_EQ, want[2]));                  \
+    out[6] = uint64_t(gshmem_##NAME##_test(ivars + 2, GSHMEM_CMP_NE, want[2]));                  \
+    out[7] = uint64_t(                                                                           \
+        gshmem_##NAME##_test_all(ivars, kVars, nullptr, GSHMEM_CMP_LT, V(base + V(kVars))));     \
+    out[8] = gshmem_##NAME##_test_any(ivars, kVars, status, GSHMEM_CMP_GT, want[6]);             \
+    out[9] = gshmem_##NAME##_test_some(ivars, kVars, idx, nullptr, GSHMEM_CMP_LE, want[1]);      \
+    out[10] =                                                                                    \
+        uint64_t(gshmem_##NAME##_test_all_vector(ivars, kVars, nullptr, GSHMEM_CMP_EQ, want));   \
+    out[11] = gshmem_##NAME##_test_any_vector(ivars, kVars, status, GSHMEM_CMP_NE, want);        \
+    out[12] = gshmem_##NAME##_test_some_vector(ivars, kVars, idx, status, GSHMEM_CMP_EQ, want);  \
   }
 WAIT_KERNEL(int, int)
 WAIT_KERNEL(uint64, uint64_t)
@@ -124,8 +124,8 @@ TEST_F(GpuSync, FenceOrdersPuts) {
 // kernel's scope, then checks that every slot holds r. One block: one barrier per PE at a time.
 enum class Sync { BarrierAll, Barrier, SyncAllFenced, TeamSyncFenced };
 const char* sync_name(Sync s) {
-  return s == Sync::BarrierAll ? "barrier_all"
-         : s == Sync::Barrier  ? "barrier(TEAM_WORLD)"
+  return s == Sync::BarrierAll      ? "barrier_all"
+         : s == Sync::Barrier       ? "barrier(TEAM_WORLD)"
          : s == Sync::SyncAllFenced ? "quiet + sync_all"
                                     : "quiet + team_sync(TEAM_WORLD)";
 }
@@ -169,8 +169,8 @@ __global__ void barrier_kernel(uint64_t* slots, int rounds, uint64_t* bad) {
     __syncthreads();
     enter<S, K>();
     for (int s = int(threadIdx.x); s < npes; s += int(blockDim.x)) {
-      if (gshmem_uint64_atomic_fetch(&slots[s], me) != uint64_t(r)) atomicAdd(
-          reinterpret_cast<unsigned long long*>(bad), 1ull);
+      if (gshmem_uint64_atomic_fetch(&slots[s], me) != uint64_t(r))
+        atomicAdd(reinterpret_cast<unsigned long long*>(bad), 1ull);
     }
     // Nobody may overwrite a slot of round r before everyone has checked it.
     enter<S, Sync::SyncAllFenced>();
@@ -194,15 +194,15 @@ void run_barrier() {
   gshmem_barrier_all();
 }
 
-#define RUN_BARRIER_SCOPES(K)         \
-  run_barrier<Scope::Thread, K>();    \
-  run_barrier<Scope::Warp, K>();      \
+#define RUN_BARRIER_SCOPES(K)      \
+  run_barrier<Scope::Thread, K>(); \
+  run_barrier<Scope::Warp, K>();   \
   run_barrier<Scope::Block, K>();
 
-TEST_F(GpuSync, BarrierAll) { RUN_BARRIER_SCOPES(Sync::BarrierAll) }
-TEST_F(GpuSync, BarrierTeam) { RUN_BARRIER_SCOPES(Sync::Barrier) }
-TEST_F(GpuSync, SyncAll) { RUN_BARRIER_SCOPES(Sync::SyncAllFenced) }
-TEST_F(GpuSync, TeamSync) { RUN_BARRIER_SCOPES(Sync::TeamSyncFenced) }
+TEST_F(GpuSync, BarrierAll){RUN_BARRIER_SCOPES(Sync::BarrierAll)} TEST_F(GpuSync, BarrierTeam){
+    RUN_BARRIER_SCOPES(Sync::Barrier)} TEST_F(GpuSync, SyncAll){
+    RUN_BARRIER_SCOPES(Sync::SyncAllFenced)} TEST_F(GpuSync, TeamSync){
+    RUN_BARRIER_SCOPES(Sync::TeamSyncFenced)}
 
 // Queries from a kernel, against the host's answers; gshmem_ptr to every PE must be usable
 // (all PEs of these tests share a node), and NULL for an address outside the heap.

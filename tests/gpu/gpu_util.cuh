@@ -25,20 +25,20 @@ extern "C" __attribute__((weak)) int gshmemx_gpu_available(char* why, size_t len
 namespace gshmem_gpu_test {
 
 using gshmem_test::key;
+using gshmem_test::kPoison;
 using gshmem_test::make_data;
 using gshmem_test::same_bytes;
-using gshmem_test::kPoison;
 
-#define GPU_CHECK(call)                                                                     \
-  do {                                                                                      \
-    cudaError_t gpu_check_e = (call);                                                       \
-    if (gpu_check_e != cudaSuccess) {                                                       \
-      std::fprintf(stderr, "[PE %d] %s:%d: %s failed: %s\n", gshmem_my_pe(), __FILE__,      \
-                   __LINE__, #call, cudaGetErrorString(gpu_check_e));                       \
-      std::fflush(stderr);                                                                  \
-      /* A sticky CUDA error leaves this PE unable to reach the next collective */          \
-      gshmem_global_exit(3);                                                                \
-    }                                                                                       \
+#define GPU_CHECK(call)                                                                          \
+  do {                                                                                           \
+    cudaError_t gpu_check_e = (call);                                                            \
+    if (gpu_check_e != cudaSuccess) {                                                            \
+      std::fprintf(stderr, "[PE %d] %s:%d: %s failed: %s\n", gshmem_my_pe(), __FILE__, __LINE__, \
+                   #call, cudaGetErrorString(gpu_check_e));                                      \
+      std::fflush(stderr);                                                                       \
+      /* A sticky CUDA error leaves this PE unable to reach the next collective */               \
+      gshmem_global_exit(3);                                                                     \
+    }                                                                                            \
   } while (0)
 
 // "" when kernels can run here; else why not (the runtime's reason when it has one).
@@ -71,16 +71,15 @@ inline void note_skip(const std::string& reason) {
 }
 
 // For SetUp(): skips without a GPU, fails when the default context is unusable by kernels.
-#define GPU_TEST_SETUP()                                                                 \
-  do {                                                                                   \
-    std::string gpu_reason = ::gshmem_gpu_test::no_gpu_reason();                         \
-    if (!gpu_reason.empty()) {                                                           \
-      ::gshmem_gpu_test::note_skip(gpu_reason);                                          \
-      GTEST_SKIP() << gpu_reason;                                                        \
-    }                                                                                    \
-    std::string gpu_problem = gshmem::device_context_problem(gshmem::device_context());  \
-    ASSERT_TRUE(gpu_problem.empty()) << "kernels cannot use the default context: "       \
-                                     << gpu_problem;                                     \
+#define GPU_TEST_SETUP()                                                                           \
+  do {                                                                                             \
+    std::string gpu_reason = ::gshmem_gpu_test::no_gpu_reason();                                   \
+    if (!gpu_reason.empty()) {                                                                     \
+      ::gshmem_gpu_test::note_skip(gpu_reason);                                                    \
+      GTEST_SKIP() << gpu_reason;                                                                  \
+    }                                                                                              \
+    std::string gpu_problem = gshmem::device_context_problem(gshmem::device_context());            \
+    ASSERT_TRUE(gpu_problem.empty()) << "kernels cannot use the default context: " << gpu_problem; \
   } while (0)
 
 // The job-wide seed: PE 0's clock (or MP_TEST_SEED), shared through the symmetric heap and read
@@ -113,8 +112,8 @@ inline uint64_t job_seed() {
 }
 
 inline std::string seed_note() {
-  return "seed " + std::to_string(job_seed()) + ", PE " + std::to_string(gshmem_my_pe()) +
-         " of " + std::to_string(gshmem_n_pes());
+  return "seed " + std::to_string(job_seed()) + ", PE " + std::to_string(gshmem_my_pe()) + " of " +
+         std::to_string(gshmem_n_pes());
 }
 
 // A symmetric allocation (collective) or a private device buffer, freed at scope end.
@@ -186,8 +185,8 @@ inline testing::AssertionResult all_poison(const std::vector<unsigned char>& v, 
                                            size_t to) {
   for (size_t i = from; i < to; ++i) {
     if (v[i] != kPoison) {
-      return testing::AssertionFailure() << "byte " << i << " was overwritten (value "
-                                         << int(v[i]) << "): a write went past its range";
+      return testing::AssertionFailure() << "byte " << i << " was overwritten (value " << int(v[i])
+                                         << "): a write went past its range";
     }
   }
   return testing::AssertionSuccess();
