@@ -18,6 +18,8 @@ extern "C" {
 __attribute__((weak)) void gshmemx_register_context_hook(void (*hook)(const void* ctx,
                                                                       size_t bytes));
 int gshmemi_device_attach(const void* symbol);
+// The CUDA device of the heap (this process's ordinal), -1 for a host heap. Weak as above.
+__attribute__((weak)) int gshmemx_cuda_device(void);
 }
 
 namespace gshmem {
@@ -45,7 +47,30 @@ bool gpu_present() {
   return cudaGetDeviceCount(&n) == cudaSuccess && n > 0;
 }
 
+// libgshmem has its own CUDA runtime, whose current device is not ours: copy on the heap's
+// device (the application's kernels must run there too), and leave ours as it was.
+class OnHeapDevice {
+ public:
+  OnHeapDevice() {
+    int want = gshmemx_cuda_device ? gshmemx_cuda_device() : -1;
+    if (want >= 0 && cudaGetDevice(&old_) == cudaSuccess && old_ != want &&
+        cudaSetDevice(want) == cudaSuccess) {
+      switched_ = true;
+    }
+  }
+  ~OnHeapDevice() {
+    if (switched_) cudaSetDevice(old_);
+  }
+  OnHeapDevice(const OnHeapDevice&) = delete;
+  OnHeapDevice& operator=(const OnHeapDevice&) = delete;
+
+ private:
+  int old_ = 0;
+  bool switched_ = false;
+};
+
 void copy_to(const void* symbol, const gshmem::DeviceContext& c) {
+  OnHeapDevice on_heap_device;
   cudaError_t e = cudaMemcpyToSymbol(symbol, &c, sizeof c, 0, cudaMemcpyHostToDevice);
   if (e == cudaSuccess) return;
   cudaGetLastError();  // clear it: the caller's next CUDA call must not see our failure

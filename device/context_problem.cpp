@@ -44,7 +44,10 @@ void add(std::string& out, const std::string& problem) {
 }  // namespace
 
 std::string device_context_problem(const DeviceContext& c) {
-  if (c.n_pes <= 0) return "the context is empty (gshmem_init has not run, or finalize has)";
+  if (c.n_pes <= 0) {
+    return "the context is empty (before gshmem_init, after gshmem_finalize, or the heap is host "
+           "memory: kernels need a GPU heap, GSHMEM_HEAP=auto or device)";
+  }
   std::string out;
   add(out, reach(c.heap.base, "the symmetric heap (heap.base)"));
   std::string table = reach(c.heap.peer_base, "the peer table (heap.peer_base)");

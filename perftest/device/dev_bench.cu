@@ -168,11 +168,11 @@ __device__ GSHMEM_INLINE void p_one(T* remote, T v, int pe) {
 
 // One thread: p + quiet back to back; the timed part measured on the GPU's clock.
 template <class T>
-__global__ void p_kernel(T* remote, int pe, int warmup, int iters, unsigned long long* ns) {
+__global__ void p_kernel(void* remote, int pe, int warmup, int iters, unsigned long long* ns) {
   unsigned long long t0 = 0;
   for (int i = 0; i < warmup + iters; ++i) {
     if (i == warmup) t0 = global_ns();
-    p_one(remote, T(i), pe);
+    p_one(static_cast<T*>(remote), T(i), pe);
     gshmem_quiet();
   }
   *ns = global_ns() - t0;
@@ -336,15 +336,10 @@ void p_latency(const Bench& b) {
     if (size < o.min_size || size > o.max_size) continue;
     gshmem_barrier_all();
     if (b.me == 0) {
-      auto kernel =
-          size == 1 ? reinterpret_cast<void (*)(void*, int, int, int, unsigned long long*)>(
-                          p_kernel<uint8_t>)
-          : size == 2 ? reinterpret_cast<void (*)(void*, int, int, int, unsigned long long*)>(
-                            p_kernel<uint16_t>)
-          : size == 4 ? reinterpret_cast<void (*)(void*, int, int, int, unsigned long long*)>(
-                            p_kernel<uint32_t>)
-                      : reinterpret_cast<void (*)(void*, int, int, int, unsigned long long*)>(
-                            p_kernel<uint64_t>);
+      auto kernel = size == 1   ? p_kernel<uint8_t>
+                    : size == 2 ? p_kernel<uint16_t>
+                    : size == 4 ? p_kernel<uint32_t>
+                                : p_kernel<uint64_t>;
       kernel<<<1, 1>>>(remote, 1, o.warmup, o.iters, ns);
       kernel_done("p_kernel");
       table.row(size, double(read_ns(ns)) / 1e3 / o.iters);
