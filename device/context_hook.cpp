@@ -18,8 +18,6 @@ extern "C" {
 __attribute__((weak)) void gshmemx_register_context_hook(void (*hook)(const void* ctx,
                                                                       size_t bytes));
 int gshmemi_device_attach(const void* symbol);
-// The CUDA device of the heap (this process's ordinal), -1 for a host heap. Weak as above.
-__attribute__((weak)) int gshmemx_cuda_device(void);
 }
 
 namespace gshmem {
@@ -33,6 +31,7 @@ struct State {
   std::recursive_mutex mu;  // the runtime may call the hook from inside register (already up)
   std::vector<const void*> symbols;
   gshmem::DeviceContext last{};
+  int device = -1;  // where the last non-empty context's heap is (the zero one goes there too)
   bool hooked = false;
   bool warned = false;
 };
@@ -47,30 +46,40 @@ bool gpu_present() {
   return cudaGetDeviceCount(&n) == cudaSuccess && n > 0;
 }
 
+// The device a context's heap is on (this process's ordinal), -1 when unknown. From the heap
+// pointer itself: a hook must not call back into gshmem.
+int heap_device(const gshmem::DeviceContext& c) {
+  cudaPointerAttributes a{};
+  if (!c.heap.base || cudaPointerGetAttributes(&a, c.heap.base) != cudaSuccess) {
+    cudaGetLastError();
+    return -1;
+  }
+  return a.type == cudaMemoryTypeDevice ? a.device : -1;
+}
+
 // libgshmem has its own CUDA runtime, whose current device is not ours: copy on the heap's
 // device (the application's kernels must run there too), and leave ours as it was.
-class OnHeapDevice {
+class OnDevice {
  public:
-  OnHeapDevice() {
-    int want = gshmemx_cuda_device ? gshmemx_cuda_device() : -1;
+  explicit OnDevice(int want) {
     if (want >= 0 && cudaGetDevice(&old_) == cudaSuccess && old_ != want &&
         cudaSetDevice(want) == cudaSuccess) {
       switched_ = true;
     }
   }
-  ~OnHeapDevice() {
+  ~OnDevice() {
     if (switched_) cudaSetDevice(old_);
   }
-  OnHeapDevice(const OnHeapDevice&) = delete;
-  OnHeapDevice& operator=(const OnHeapDevice&) = delete;
+  OnDevice(const OnDevice&) = delete;
+  OnDevice& operator=(const OnDevice&) = delete;
 
  private:
   int old_ = 0;
   bool switched_ = false;
 };
 
-void copy_to(const void* symbol, const gshmem::DeviceContext& c) {
-  OnHeapDevice on_heap_device;
+void copy_to(const void* symbol, const gshmem::DeviceContext& c, int device) {
+  OnDevice on(device);
   cudaError_t e = cudaMemcpyToSymbol(symbol, &c, sizeof c, 0, cudaMemcpyHostToDevice);
   if (e == cudaSuccess) return;
   cudaGetLastError();  // clear it: the caller's next CUDA call must not see our failure
@@ -97,13 +106,15 @@ void hook(const void* ctx, size_t bytes) {
   // No GPU: no kernel can run, and asking CUDA to copy would only print errors on CPU-only runs.
   if (!gpu_present()) return;
   if (s.last.n_pes != 0) {
+    s.device = heap_device(s.last);
+    OnDevice on(s.device);
     std::string problem = gshmem::device_context_problem(s.last);
     if (!problem.empty()) {
       std::fprintf(stderr, "gshmem: PE %d: warning: kernels cannot use this context: %s\n",
                    s.last.my_pe, problem.c_str());
     }
   }
-  for (const void* sym : s.symbols) copy_to(sym, s.last);
+  for (const void* sym : s.symbols) copy_to(sym, s.last, s.device);
 }
 
 }  // namespace
@@ -128,7 +139,7 @@ extern "C" int gshmemi_device_attach(const void* symbol) {
     s.hooked = true;
     gshmemx_register_context_hook(hook);  // may call hook() at once when already initialised
   } else if (s.last.n_pes != 0 && gpu_present()) {
-    copy_to(symbol, s.last);
+    copy_to(symbol, s.last, s.device);
   }
   return 0;
 }
