@@ -46,10 +46,21 @@ const Probe& probe() {
     cudaError_t rc = cudaGetDeviceCount(&count);
     if (rc != cudaSuccess) {
       (void)cudaGetLastError();
-      p.why = rc == cudaErrorInsufficientDriver ? "no CUDA driver (or one older than the runtime)"
-              : rc == cudaErrorNoDevice
-                  ? "no CUDA device"
-                  : std::string("cudaGetDeviceCount: ") + cudaGetErrorString(rc);
+      int version = 0;
+      (void)cudaDriverGetVersion(&version);  // 0 when no driver library loads
+      if (rc == cudaErrorInsufficientDriver && version == 0) {
+        p.why = "no CUDA driver (libcuda.so.1 not found or not loadable)";
+      } else if (rc == cudaErrorInsufficientDriver) {
+        // The static runtime needs a driver at least as new as the toolkit gshmem was built with.
+        p.why = "the CUDA driver supports CUDA " + std::to_string(version / 1000) + "." +
+                std::to_string(version % 1000 / 10) + ", gshmem's CUDA runtime needs " +
+                std::to_string(CUDART_VERSION / 1000) + "." +
+                std::to_string(CUDART_VERSION % 1000 / 10) + " (update the driver)";
+      } else if (rc == cudaErrorNoDevice) {
+        p.why = "no CUDA device";
+      } else {
+        p.why = std::string("cudaGetDeviceCount: ") + cudaGetErrorString(rc);
+      }
       return;
     }
     if (count == 0) {
