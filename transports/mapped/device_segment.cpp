@@ -40,6 +40,16 @@ CUmemAllocationProp allocation_prop(int device) {
   prop.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
   prop.location.id = device;
   prop.requestedHandleTypes = CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR;
+  // A NIC (EFA, verbs) can register VMM memory only when it was created RDMA-capable.
+  const gpu::Driver* d = gpu::driver();
+  CUdevice dev = 0;
+  int rdma = 0;
+  if (d && d->cuDeviceGet(&dev, device) == CUDA_SUCCESS &&
+      d->cuDeviceGetAttribute(&rdma, CU_DEVICE_ATTRIBUTE_GPU_DIRECT_RDMA_WITH_CUDA_VMM_SUPPORTED,
+                              dev) == CUDA_SUCCESS &&
+      rdma) {
+    prop.allocFlags.gpuDirectRDMACapable = 1;
+  }
   return prop;
 }
 
