@@ -196,13 +196,36 @@ Runtime::Runtime(const gshmemx_init_attr_t* attr) {
     build_device_context();
     if (ready_) publish();
   });
-  teams_->init_predefined(boot_->rank(), mesh_->local_pes(), mesh_->local_pes());
+  teams_->init_predefined(boot_->rank(), shared_pes(), mesh_->local_pes());
   boot_->barrier("gshmem_init");
   ready_ = true;
   publish();
   GSHMEM_INFO(INIT, "PE %d of %d ready (bootstrap %s, %d PEs on this node%s)", my_pe(), n_pes(),
               boot_->name(), int(mesh_->local_pes().size()),
               (ctx_.flags & kCtxOversubscribed) ? ", more PEs than cores" : "");
+}
+
+// TEAM_SHARED: the node's PEs when each maps every other's heap (always for host memory; GPUs
+// without P2P between them are not mapped), else each PE alone. Decided together, so that every
+// member sees the same team.
+std::vector<int> Runtime::shared_pes() {
+  const std::vector<int>& local = mesh_->local_pes();
+  const Segment heap = heap_->view();
+  int all_mapped = 1;
+  for (int pe : local) all_mapped &= heap.peer_base[size_t(pe)] != nullptr;
+  std::vector<int> flags(size_t(boot_->size()));
+  boot_->allgather(&all_mapped, flags.data(), sizeof all_mapped, "gshmem_init (shared team)");
+  for (int pe : local) {
+    if (!flags[size_t(pe)]) {
+      if (boot_->rank() == local.front()) {
+        GSHMEM_WARN(INIT,
+                    "not every PE on this node maps every other's heap (GPUs without "
+                    "peer access): GSHMEM_TEAM_SHARED holds each PE alone");
+      }
+      return {boot_->rank()};
+    }
+  }
+  return local;
 }
 
 // Static data is symmetric only if every PE runs the same program: same segment size. Otherwise

@@ -5,6 +5,7 @@
 
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "gshmem/device/context.cuh"
 #include "gshmem/gshmem.hpp"
@@ -53,6 +54,7 @@ class Runtime {
   void build_context();
   void build_device_context();
   void share_statics();
+  std::vector<int> shared_pes();
   // Hands the device context to the registered hooks (gshmemx_register_context_hook).
   void publish() const;
 
