@@ -25,6 +25,11 @@ const std::vector<EnvSpec> kRegistry = {
      "Where the symmetric heap lives: host memory, GPU memory, or auto (the GPU when one is "
      "present and gshmem was built with CUDA).",
      false},
+    {"GSHMEM_CUDA_DEVICE", EnvKind::Int, "-1", nullptr,
+     "CUDA device of this PE (an ordinal as this process sees them). Unset: the device the "
+     "application made current before gshmem_init, else the PE's index on its node modulo the "
+     "device count (several PEs may share a GPU).",
+     false},
     {"GSHMEM_STATIC_DATA", EnvKind::Bool, "1", nullptr,
      "Make the program's global and static variables symmetric (remote targets of RMA and "
      "atomics, as OpenSHMEM allows) by remapping its data segment onto shareable memory.",

@@ -4,13 +4,16 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cinttypes>
 #include <cstdio>
 #include <cstring>
+#include <mutex>
 
 #include "gshmem/coll/workspace.cuh"
 #include "gshmem/device/barrier.cuh"
 #include "host/env.hpp"
+#include "host/hostops.hpp"
 #include "host/log.hpp"
 #include "host/system.hpp"
 #include "transports/mapped/static_data.hpp"
@@ -27,17 +30,103 @@ bool g_finalized = false;
 int g_error_mode = GSHMEMX_ERROR_ABORT;
 }  // namespace
 
-Runtime* default_runtime() { return g_runtime; }
-bool finalized() { return g_finalized; }
-int error_mode() { return g_error_mode; }
+Runtime* default_runtime() {
+  return g_runtime;
+}
+bool finalized() {
+  return g_finalized;
+}
+int error_mode() {
+  return g_error_mode;
+}
 void set_default_runtime(Runtime* rt) {
   g_runtime = rt;
   g_default_ctx = rt ? rt->context() : DeviceContext{};
   if (!rt) g_finalized = true;
 }
-void set_error_mode(int mode) { g_error_mode = mode; }
+void set_error_mode(int mode) {
+  g_error_mode = mode;
+}
+
+namespace {
+bool g_prefer_host_heap = false;
+}  // namespace
+
+void prefer_host_heap() {
+  g_prefer_host_heap = true;
+}
+
+namespace {
+using ContextHook = void (*)(const void*, size_t);
+std::mutex g_hook_mutex;
+std::vector<ContextHook> g_hooks;
+}  // namespace
+
+void register_context_hook(ContextHook hook) {
+  {
+    std::lock_guard<std::mutex> lock(g_hook_mutex);
+    if (std::find(g_hooks.begin(), g_hooks.end(), hook) != g_hooks.end()) return;
+    g_hooks.push_back(hook);
+  }
+  // Registered after init (a library loaded late): it gets the live context now.
+  if (g_runtime) {
+    const DeviceContext& c = g_runtime->device_context();
+    hook(&c, sizeof c);
+  }
+}
+
+void publish_context(const DeviceContext& ctx) {
+  std::vector<ContextHook> hooks;
+  {
+    std::lock_guard<std::mutex> lock(g_hook_mutex);
+    hooks = g_hooks;
+  }
+  for (ContextHook h : hooks) h(&ctx, sizeof ctx);
+}
 
 }  // namespace detail
+
+namespace {
+
+// GSHMEM_HEAP: auto takes the GPU when one is usable. Every PE must agree: the heaps are built
+// by different collectives.
+SymmetricHeap::Placement choose_heap(Bootstrap& boot, const NodeMesh& mesh) {
+  const std::string& want = Env::get().str("GSHMEM_HEAP");
+  SymmetricHeap::Placement where;
+  if (want != "host" && !(want == "auto" && detail::g_prefer_host_heap)) {
+    const gpu::Probe& probe = gpu::probe();
+    if (probe.available) {
+      where.device = true;
+    } else if (want == "device") {
+      throw Error(GSHMEM_ERROR_INVALID_ARGUMENT, "gshmem_init", "GSHMEM_HEAP",
+                  "GSHMEM_HEAP=device but no GPU is usable: " + probe.why +
+                      " (GSHMEM_HEAP=host or auto puts the heap in host memory)");
+    }
+  }
+  int mine = where.device ? 1 : 0;
+  std::vector<int> all(size_t(boot.size()));
+  boot.allgather(&mine, all.data(), sizeof mine, "gshmem_init (heap kind)");
+  for (int pe = 0; pe < boot.size(); ++pe) {
+    if (all[size_t(pe)] != mine) {
+      throw Error(GSHMEM_ERROR_INVALID_ARGUMENT, "gshmem_init", "GSHMEM_HEAP",
+                  std::string("this PE's heap would be in ") + (mine ? "GPU" : "host") +
+                      " memory, PE " + std::to_string(pe) + "'s in " + (mine ? "host" : "GPU") +
+                      " memory" + (mine ? "" : " (" + gpu::probe().why + " here)") +
+                      "; set GSHMEM_HEAP the same way on every PE");
+    }
+  }
+  if (where.device) {
+    const auto& local = mesh.local_pes();
+    int index = int(std::find(local.begin(), local.end(), boot.rank()) - local.begin());
+    std::string how;
+    where.cuda_device = gpu::select_device(index, &how);
+    GSHMEM_INFO(INIT, "symmetric heap in GPU memory: CUDA device %d (chosen by %s)",
+                where.cuda_device, how.c_str());
+  }
+  return where;
+}
+
+}  // namespace
 
 Error::Error(int status, std::string call, std::string argument, std::string reason)
     : std::runtime_error(call + ": " + reason),
@@ -46,7 +135,9 @@ Error::Error(int status, std::string call, std::string argument, std::string rea
       argument_(std::move(argument)),
       reason_(std::move(reason)) {}
 
-const DeviceContext& default_context() { return detail::g_default_ctx; }
+const DeviceContext& default_context() {
+  return detail::g_default_ctx;
+}
 
 Runtime::Runtime(const gshmemx_init_attr_t* attr) {
   log::configure();
@@ -66,27 +157,75 @@ Runtime::Runtime(const gshmemx_init_attr_t* attr) {
   boot_->broadcast(secret, sizeof secret, 0, "gshmem_init (job secret)");
 
   mesh_ = std::make_unique<NodeMesh>(*boot_, secret);
-  heap_ = std::make_unique<SymmetricHeap>(*boot_, *mesh_, env.size("GSHMEM_SYMMETRIC_SIZE"));
+  SymmetricHeap::Placement where = choose_heap(*boot_, *mesh_);
+  bool networked = Network::wanted(mesh_->n_nodes());
+  // A network registers the heap once, so a GPU heap is backed in full from the start.
+  where.commit_all = where.device && networked;
+  heap_ = std::make_unique<SymmetricHeap>(*boot_, *mesh_, env.size("GSHMEM_SYMMETRIC_SIZE"), where);
   share_statics();
   // The collectives keep flags next to each team's sync words and one scratch pool (collectives/).
-  teams_ = std::make_unique<Teams>(ctx_, *heap_, boot_->size(),
-                                   coll::team_area_bytes(boot_->size()),
-                                   coll::scratch_bytes(env.size("GSHMEM_COLL_SCRATCH")));
-  if (Network::wanted(mesh_->n_nodes())) {
+  teams_ =
+      std::make_unique<Teams>(ctx_, *heap_, boot_->size(), coll::team_area_bytes(boot_->size()),
+                              coll::scratch_bytes(env.size("GSHMEM_COLL_SCRATCH")));
+  if (where.device) {
+    // What kernels dereference through the context must be reachable from the GPU.
+    queue_ = std::make_unique<gpu::Queue>(where.cuda_device);
+    abort_flag_dev_ =
+        gpu::host_register(abort_.flag_page(), AbortState::kFlagPageBytes, "the abort flag");
+    team_mirror_ = static_cast<TeamInfo*>(
+        gpu::pinned_alloc(sizeof(TeamInfo) * GSHMEM_MAX_TEAMS, "the team table"));
+    member_mirror_ = static_cast<int32_t*>(gpu::pinned_alloc(
+        sizeof(int32_t) * GSHMEM_MAX_TEAMS * size_t(boot_->size()), "the team member lists"));
+    teams_->mirror_to(team_mirror_, member_mirror_);
+  }
+  heap_->commit_reserved();
+  if (networked) {
     network_ = std::make_unique<Network>(
-        *boot_, *mesh_, std::vector<FabricRegion>{{heap_->base(), heap_->size()},
-                                          {statics_.base(), statics_.size()}},
+        *boot_, *mesh_,
+        std::vector<FabricRegion>{{heap_->base(), heap_->size(), heap_->cuda_device()},
+                                  {statics_.base(), statics_.size()}},
         [this](const std::string& why) {
           log::error("%s", why.c_str());
           boot_->abort(1, "PE " + std::to_string(boot_->rank()) + ": " + why);
-        });
+        },
+        where.device);
   }
   build_context();
-  teams_->init_predefined(boot_->rank(), mesh_->local_pes(), mesh_->local_pes());
+  // Growth is collective (malloc is): every PE rebuilds and republishes in the same call.
+  heap_->on_growth([this] {
+    build_device_context();
+    if (ready_) publish();
+  });
+  teams_->init_predefined(boot_->rank(), shared_pes(), mesh_->local_pes());
   boot_->barrier("gshmem_init");
+  ready_ = true;
+  publish();
   GSHMEM_INFO(INIT, "PE %d of %d ready (bootstrap %s, %d PEs on this node%s)", my_pe(), n_pes(),
               boot_->name(), int(mesh_->local_pes().size()),
               (ctx_.flags & kCtxOversubscribed) ? ", more PEs than cores" : "");
+}
+
+// TEAM_SHARED: the node's PEs when each maps every other's heap (always for host memory; GPUs
+// without P2P between them are not mapped), else each PE alone. Decided together, so that every
+// member sees the same team.
+std::vector<int> Runtime::shared_pes() {
+  const std::vector<int>& local = mesh_->local_pes();
+  const Segment heap = heap_->view();
+  int all_mapped = 1;
+  for (int pe : local) all_mapped &= heap.peer_base[size_t(pe)] != nullptr;
+  std::vector<int> flags(size_t(boot_->size()));
+  boot_->allgather(&all_mapped, flags.data(), sizeof all_mapped, "gshmem_init (shared team)");
+  for (int pe : local) {
+    if (!flags[size_t(pe)]) {
+      if (boot_->rank() == local.front()) {
+        GSHMEM_WARN(INIT,
+                    "not every PE on this node maps every other's heap (GPUs without "
+                    "peer access): GSHMEM_TEAM_SHARED holds each PE alone");
+      }
+      return {boot_->rank()};
+    }
+  }
+  return local;
 }
 
 // Static data is symmetric only if every PE runs the same program: same segment size. Otherwise
@@ -98,14 +237,15 @@ void Runtime::share_statics() {
   for (uint64_t s : all) {
     if (s != mine || !s) {
       if (boot_->rank() == 0 && mine) {
-        GSHMEM_WARN(INIT, "the PEs run programs with different static data; globals are not "
-                          "symmetric (use the symmetric heap)");
+        GSHMEM_WARN(INIT,
+                    "the PEs run programs with different static data; globals are not "
+                    "symmetric (use the symmetric heap)");
       }
       return;
     }
   }
-  statics_ = SharedSegment(*mesh_, boot_->size(), std::move(static_local_),
-                           0x73746174 /* "stat" */, "gshmem_init (static data)");
+  statics_ = SharedSegment(*mesh_, boot_->size(), std::move(static_local_), 0x73746174 /* "stat" */,
+                           "gshmem_init (static data)");
 }
 
 void Runtime::build_context() {
@@ -127,18 +267,49 @@ void Runtime::build_context() {
   // once. Otherwise spin for milliseconds: yielding early costs a whole time slice whenever
   // anything else is runnable on the machine.
   ctx_.spins_before_yield = spins >= 0 ? uint32_t(spins) : oversubscribed ? 16u : 200000u;
+  build_device_context();
+}
+
+void Runtime::build_device_context() {
+  if (!queue_) {
+    dctx_ = DeviceContext{};  // a host heap: kernels see "not initialised"
+    return;
+  }
+  dctx_ = ctx_;
+  dctx_.heap = heap_->device_view();
+  dctx_.statics = Segment{nullptr, 0, nullptr};  // host memory; device code never uses it
+  auto flag_at = reinterpret_cast<const volatile char*>(abort_.flag_address()) -
+                 static_cast<const volatile char*>(abort_.flag_page());
+  dctx_.abort_flag =
+      reinterpret_cast<const volatile uint32_t*>(static_cast<char*>(abort_flag_dev_) + flag_at);
+  dctx_.teams = team_mirror_;
+  dctx_.channel = ctx_.channel;  // pinned, same address on both sides
+  dctx_.host_runtime = nullptr;  // nothing on the device follows it
+  queue_->set_context(dctx_);
+}
+
+void Runtime::publish() const {
+  detail::publish_context(dctx_);
 }
 
 // Without finalize (a PE leaving early, or failing): no goodbye to the bootstrap, so the launcher
 // reports how this PE ended instead of waiting for it in the next collective.
 Runtime::~Runtime() {
   if (network_) network_->stop();
+  if (queue_) {
+    queue_.reset();  // drains the internal stream
+    gpu::host_unregister(abort_.flag_page());
+    gpu::pinned_free(team_mirror_);
+    gpu::pinned_free(member_mirror_);
+  }
 }
 
 void Runtime::finalize() {
   if (finalized_) return;
-  barrier_all(ctx_, {"gshmem_finalize"});
-  quiet(ctx_);  // the barrier's own signals
+  if (!hostops::barrier_all(ctx_, {"gshmem_finalize"})) barrier_all(ctx_, {"gshmem_finalize"});
+  if (!hostops::quiet(ctx_)) quiet(ctx_);  // the barrier's own signals
+  // Kernels launched from now on see n_pes 0 and report "not initialised".
+  detail::publish_context(DeviceContext{});
   // Every PE's operations are complete; the bootstrap barrier (which needs no fabric) makes sure
   // no peer still needs this PE's proxy to progress before it stops.
   boot_->barrier("gshmem_finalize");
@@ -249,9 +420,8 @@ void host_wait_failed(const DeviceContext& c, Site site, bool timed_out) {
   }
   char why[200];
   if (site.peer >= 0) {
-    std::snprintf(why, sizeof why,
-                  "timed out after %.1f s (GSHMEM_TIMEOUT) waiting for PE %d", double(c.timeout_ns) / 1e9,
-                  site.peer);
+    std::snprintf(why, sizeof why, "timed out after %.1f s (GSHMEM_TIMEOUT) waiting for PE %d",
+                  double(c.timeout_ns) / 1e9, site.peer);
   } else {
     std::snprintf(why, sizeof why, "timed out after %.1f s (GSHMEM_TIMEOUT)",
                   double(c.timeout_ns) / 1e9);

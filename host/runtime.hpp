@@ -5,10 +5,12 @@
 
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "gshmem/device/context.cuh"
 #include "gshmem/gshmem.hpp"
 #include "host/bootstrap/bootstrap.hpp"
+#include "host/cuda/gpu.hpp"
 #include "host/heap/heap.hpp"
 #include "host/team/teams.hpp"
 #include "transports/mapped/node_mesh.hpp"
@@ -30,7 +32,14 @@ class Runtime {
 
   int my_pe() const { return ctx_.my_pe; }
   int n_pes() const { return ctx_.n_pes; }
+  // Host-usable: what CPU code runs on (g_default_ctx).
   const DeviceContext& context() const { return ctx_; }
+  // Kernel-usable: heap, peer bases, teams, abort flag and channel in memory the GPU reaches.
+  // All zero (n_pes 0) when the heap is host memory: kernels cannot reach it.
+  const DeviceContext& device_context() const { return dctx_; }
+  // The GPU side when the heap is in GPU memory, else nullptr.
+  gpu::Queue* gpu() { return queue_.get(); }
+  const char* heap_kind() const { return heap_->kind(); }
   Bootstrap& bootstrap() { return *boot_; }
   AbortState& abort_state() { return abort_; }
   NodeMesh& mesh() { return *mesh_; }
@@ -43,7 +52,11 @@ class Runtime {
 
  private:
   void build_context();
+  void build_device_context();
   void share_statics();
+  std::vector<int> shared_pes();
+  // Hands the device context to the registered hooks (gshmemx_register_context_hook).
+  void publish() const;
 
   AbortState abort_;
   std::unique_ptr<Bootstrap> boot_;
@@ -53,7 +66,14 @@ class Runtime {
   SharedSegment statics_;
   std::unique_ptr<Teams> teams_;
   std::unique_ptr<Network> network_;
+  // A GPU heap's device-side state; declared last, so released first.
+  std::unique_ptr<gpu::Queue> queue_;
+  void* abort_flag_dev_ = nullptr;    // the abort flag's page, pinned and mapped
+  TeamInfo* team_mirror_ = nullptr;   // pinned: the team table kernels read
+  int32_t* member_mirror_ = nullptr;  // pinned: their member lists
   DeviceContext ctx_{};
+  DeviceContext dctx_{};
+  bool ready_ = false;
   bool finalized_ = false;
 };
 
@@ -66,6 +86,11 @@ Runtime* default_runtime();
 // Set by gshmem_finalize: lets messages tell "before init" from "after finalize".
 bool finalized();
 int error_mode();
+// OpenSHMEM programs (host/shmem) are CPU PE programs that load and store their heap: for them
+// GSHMEM_HEAP=auto, or unset, means host memory. Call before init.
+void prefer_host_heap();
+// Calls every hook registered with gshmemx_register_context_hook with `ctx`.
+void publish_context(const DeviceContext& ctx);
 
 }  // namespace detail
 }  // namespace gshmem

@@ -18,10 +18,10 @@ namespace gshmem {
 
 void AbortState::raise(int code, const std::string& reason) {
   std::lock_guard<std::mutex> lock(mutex_);
-  if (flag_) return;
+  if (page_.flag) return;
   reason_ = reason;
   code_ = code;
-  __atomic_store_n(&flag_, 1u, __ATOMIC_RELEASE);
+  __atomic_store_n(&page_.flag, 1u, __ATOMIC_RELEASE);
 }
 
 int AbortState::code() const {

@@ -21,15 +21,21 @@ class AbortState {
  public:
   // The first reason wins; `code` is the exit status this PE should end with.
   void raise(int code, const std::string& reason);
-  bool raised() const { return __atomic_load_n(&flag_, __ATOMIC_ACQUIRE) != 0; }
+  bool raised() const { return __atomic_load_n(&page_.flag, __ATOMIC_ACQUIRE) != 0; }
   int code() const;
   std::string reason() const;
-  const volatile uint32_t* flag_address() const { return &flag_; }
+  const volatile uint32_t* flag_address() const { return &page_.flag; }
+  // The page holding the flag, alone: a GPU heap pins and maps it so kernels poll it too.
+  void* flag_page() { return &page_; }
+  static constexpr size_t kFlagPageBytes = 4096;
   // Prints the reason and ends this process with code(); for waits that see the flag.
   [[noreturn]] void exit_now(const char* during) const;
 
  private:
-  alignas(64) volatile uint32_t flag_ = 0;
+  struct alignas(kFlagPageBytes) FlagPage {
+    volatile uint32_t flag = 0;
+  };
+  FlagPage page_;
   mutable std::mutex mutex_;
   std::string reason_;
   int code_ = 1;

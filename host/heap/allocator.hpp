@@ -26,6 +26,10 @@ class OffsetAllocator {
   uint64_t capacity() const { return size_; }
   uint64_t used() const { return used_bytes_; }
   uint64_t largest_free() const;
+  // End of the highest block in use (0 when none): what must be backed by memory.
+  uint64_t high_water() const {
+    return used_.empty() ? 0 : used_.rbegin()->first + used_.rbegin()->second;
+  }
   size_t blocks() const { return used_.size(); }
 
  private:

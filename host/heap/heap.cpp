@@ -28,10 +28,8 @@ std::string describe(uint32_t op, uint64_t bytes, uint64_t align, uint64_t old) 
   std::string s = op_name(o);
   switch (o) {
     case SymmetricHeap::Op::Free: return s + "(heap offset " + std::to_string(old) + ")";
-    case SymmetricHeap::Op::Realloc:
-      return s + "(heap offset " + std::to_string(old) + ", " + std::to_string(bytes) + " bytes)";
-    case SymmetricHeap::Op::Align:
-      return s + "(" + std::to_string(align) + ", " + std::to_string(bytes) + " bytes)";
+    case SymmetricHeap::Op::Realloc: return s + "(heap offset " + std::to_string(old) + ", " + std::to_string(bytes) + " bytes)";
+    case SymmetricHeap::Op::Align: return s + "(" + std::to_string(align) + ", " + std::to_string(bytes) + " bytes)";
     default: return s + "(" + std::to_string(bytes) + " bytes)";
   }
 }
@@ -40,7 +38,8 @@ constexpr uint64_t kNoBlock = ~0ull;
 
 }  // namespace
 
-SymmetricHeap::SymmetricHeap(Bootstrap& boot, NodeMesh& mesh, uint64_t bytes)
+SymmetricHeap::SymmetricHeap(Bootstrap& boot, NodeMesh& mesh, uint64_t bytes,
+                             const Placement& where)
     : boot_(boot), alloc_(bytes) {
   std::vector<uint64_t> sizes(static_cast<size_t>(boot.size()));
   boot.allgather(&bytes, sizes.data(), sizeof bytes, "gshmem_init (heap size)");
@@ -52,11 +51,28 @@ SymmetricHeap::SymmetricHeap(Bootstrap& boot, NodeMesh& mesh, uint64_t bytes)
                       "; every PE must use the same GSHMEM_SYMMETRIC_SIZE");
     }
   }
-  segment_ = SharedSegment(mesh, boot.size(),
-                           HostSegment::create("gshmem-heap", bytes, kBaseAlignment),
-                           0x68656170 /* "heap" */, "gshmem_init (heap)");
-  GSHMEM_INFO(HEAP, "symmetric heap: %s at %p, %zu peers mapped", format_bytes(bytes).c_str(),
-              static_cast<void*>(base()), segment_.mapped_peers());
+  segment_ = where.device ? make_device_heap(boot, mesh, bytes, kBaseAlignment, where.cuda_device,
+                                             where.commit_all)
+                          : make_host_heap(mesh, boot.size(), bytes, kBaseAlignment);
+  GSHMEM_INFO(HEAP, "symmetric heap: %s of %s memory at %p, %zu peers mapped",
+              format_bytes(bytes).c_str(), kind(), static_cast<void*>(base()),
+              segment_->mapped_peers());
+}
+
+void SymmetricHeap::commit_reserved() {
+  if (!grow()) {
+    throw Error(GSHMEM_ERROR_OUT_OF_MEMORY, "gshmem_init", "GSHMEM_SYMMETRIC_SIZE",
+                "cannot back gshmem's own " + format_bytes(alloc_.high_water()) +
+                    " of the symmetric heap with memory");
+  }
+}
+
+bool SymmetricHeap::grow() {
+  uint64_t high = alloc_.high_water();
+  if (high <= segment_->committed()) return true;
+  if (!segment_->commit(high)) return false;
+  if (on_growth_) on_growth_();
+  return true;
 }
 
 uint64_t SymmetricHeap::reserve(uint64_t bytes, uint64_t align, const char* what) {
@@ -77,9 +93,9 @@ std::string SymmetricHeap::check_request(const Request& r, void* old) const {
   if (op == Op::Align && (r.align == 0 || (r.align & (r.align - 1)))) {
     return "alignment=" + std::to_string(r.align) + " is not a power of two";
   }
-  if (op == Op::Align && r.align > kBaseAlignment) {
-    return "alignment=" + std::to_string(r.align) +
-           " is larger than the 1 GiB the heap's base guarantees";
+  if (op == Op::Align && r.align > segment_->base_alignment()) {
+    return "alignment=" + std::to_string(r.align) + " is larger than the " +
+           format_bytes(segment_->base_alignment()) + " the heap's base guarantees";
   }
   if ((op == Op::Free || op == Op::Realloc) && old) {
     if (!contains(old)) return std::string(ptr) + " is not in the symmetric heap";
@@ -120,10 +136,11 @@ void* SymmetricHeap::allocate(Op op, uint64_t bytes, uint64_t align, void* old, 
   if (any_bad) return nullptr;  // the same bad argument everywhere: nothing happened anywhere
   void* result = apply(mine);
   if (!result && op != Op::Free && bytes) {
-    log::error("%s: symmetric heap exhausted: asked for %s, largest free block %s, %s of %s in "
-               "use (raise GSHMEM_SYMMETRIC_SIZE)",
-               call, format_bytes(bytes).c_str(), format_bytes(alloc_.largest_free()).c_str(),
-               format_bytes(alloc_.used()).c_str(), format_bytes(alloc_.capacity()).c_str());
+    log::error(
+        "%s: symmetric heap exhausted: asked for %s, largest free block %s, %s of %s in "
+        "use (raise GSHMEM_SYMMETRIC_SIZE)",
+        call, format_bytes(bytes).c_str(), format_bytes(alloc_.largest_free()).c_str(),
+        format_bytes(alloc_.used()).c_str(), format_bytes(alloc_.capacity()).c_str());
   }
   // calloc and realloc write the new block locally; nobody may put into it before that is done.
   if ((op == Op::Calloc || op == Op::Realloc) && result) boot_.barrier(call);
@@ -142,17 +159,29 @@ void* SymmetricHeap::apply(const Request& r) {
       alloc_.release(r.old);
       return nullptr;
     }
-    if (alloc_.resize(r.old, r.bytes)) return base() + r.old;
+    if (alloc_.resize(r.old, r.bytes)) {
+      if (grow()) return base() + r.old;
+      alloc_.resize(r.old, old_bytes);  // shrinking back always succeeds
+      return nullptr;
+    }
     auto off = alloc_.allocate(r.bytes, r.align);
     if (!off) return nullptr;
-    std::memmove(base() + *off, base() + r.old, std::min(old_bytes, r.bytes));
+    if (!grow()) {
+      alloc_.release(*off);
+      return nullptr;
+    }
+    segment_->move(*off, r.old, std::min(old_bytes, r.bytes));
     alloc_.release(r.old);
     return base() + *off;
   }
   if (r.bytes == 0) return nullptr;
   auto off = alloc_.allocate(r.bytes, r.align);
   if (!off) return nullptr;
-  if (op == Op::Calloc) std::memset(base() + *off, 0, r.bytes);
+  if (!grow()) {
+    alloc_.release(*off);
+    return nullptr;
+  }
+  if (op == Op::Calloc) segment_->zero(*off, r.bytes);
   return base() + *off;
 }
 

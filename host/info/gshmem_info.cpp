@@ -35,6 +35,17 @@ void print_build() {
   std::printf("  libfabric  %s\n", GSHMEM_BUILD_FABRIC ? "on" : "off");
   std::printf("  PMIx       %s\n", GSHMEM_BUILD_PMIX ? "on" : "off");
   std::printf("  hwloc      %s\n", GSHMEM_BUILD_HWLOC ? "on" : "off");
+  // What gshmem_init would pick for the heap here (GSHMEM_HEAP, and whether a GPU is usable).
+  char why[256];
+  int gpu = gshmemx_gpu_available(why, sizeof why);
+  std::printf("GPU:\n");
+  std::printf("  probe      %s%s\n", gpu ? "usable" : "not usable: ", gpu ? "" : why);
+  const std::string& heap = gshmem::Env::get().str("GSHMEM_HEAP");
+  const char* kind = heap == "host"     ? "host"
+                     : heap == "device" ? (gpu ? "device" : "none (GSHMEM_HEAP=device needs a GPU)")
+                     : gpu              ? "device"
+                                        : "host";
+  std::printf("  heap       %s (GSHMEM_HEAP=%s)\n", kind, heap.c_str());
 }
 
 void print_env() {

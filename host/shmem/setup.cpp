@@ -47,11 +47,13 @@ using gshmem::compat::heap_call;
 extern "C" {
 
 void shmem_init(void) {
+  gshmem::detail::prefer_host_heap();
   gshmem_init();
   g_thread_level.store(SHMEM_THREAD_MULTIPLE, std::memory_order_relaxed);
 }
 
 int shmem_init_thread(int requested, int* provided) {
+  gshmem::detail::prefer_host_heap();
   int rc = gshmemx_init_attr(GSHMEMX_INIT_DEFAULT, nullptr);
   if (rc != GSHMEM_SUCCESS) return rc;
   int level = requested < SHMEM_THREAD_SINGLE || requested > SHMEM_THREAD_MULTIPLE

@@ -4,6 +4,7 @@
 
 #include "gshmem/device/barrier.cuh"
 #include "gshmem/device/rma.cuh"
+#include "host/hostops.hpp"
 #include "host/log.hpp"
 
 namespace gshmem {
@@ -18,7 +19,7 @@ bool is_predefined(gshmem_team_t t) {
 
 Teams::Teams(const DeviceContext& ctx, SymmetricHeap& heap, int n_pes, uint64_t coll_area_bytes,
              uint64_t coll_pool_bytes)
-    : ctx_(ctx) {
+    : ctx_(ctx), heap_(heap), n_pes_(n_pes) {
   uint64_t bytes = sizeof(detail::TeamSyncWords) + sizeof(uint64_t) * uint64_t(n_pes);
   coll_area_at_ = (bytes + 63) / 64 * 64;
   words_per_slot_ = (coll_area_at_ + coll_area_bytes + 63) / 64 * 64;
@@ -34,7 +35,8 @@ void Teams::set(gshmem_team_t slot, std::vector<int32_t> members, int my_pe) {
   int32_t n = int32_t(members.size());
   int32_t stride = n > 1 ? members[1] - members[0] : 1;
   bool strided = stride > 0;
-  for (int32_t i = 1; i < n && strided; ++i) strided = members[size_t(i)] - members[size_t(i - 1)] == stride;
+  for (int32_t i = 1; i < n && strided; ++i)
+    strided = members[size_t(i)] - members[size_t(i - 1)] == stride;
   t.size = n;
   t.my_index = -1;
   for (int32_t i = 0; i < n; ++i) {
@@ -45,7 +47,25 @@ void Teams::set(gshmem_team_t slot, std::vector<int32_t> members, int my_pe) {
   members_[size_t(slot)] = std::move(members);
   t.members = strided ? nullptr : members_[size_t(slot)].data();
   t.psync_offset = psync_base_ + uint64_t(slot) * words_per_slot_;
-  std::memset(ctx_.heap.base + t.psync_offset, 0, words_per_slot_);
+  heap_.zero(t.psync_offset, words_per_slot_);
+  mirror(slot);
+}
+
+void Teams::mirror_to(TeamInfo* table, int32_t* members) {
+  mirror_table_ = table;
+  mirror_members_ = members;
+  for (int s = 0; s < GSHMEM_MAX_TEAMS; ++s) mirror(gshmem_team_t(s));
+}
+
+void Teams::mirror(gshmem_team_t slot) {
+  if (!mirror_table_) return;
+  TeamInfo t = table_[size_t(slot)];
+  if (t.members) {
+    int32_t* list = mirror_members_ + size_t(slot) * size_t(n_pes_);
+    std::memcpy(list, t.members, sizeof(int32_t) * size_t(t.size));
+    t.members = list;
+  }
+  mirror_table_[size_t(slot)] = t;
 }
 
 void Teams::init_predefined(int my_pe, const std::vector<int>& shared,
@@ -84,13 +104,19 @@ std::vector<uint64_t> Teams::parent_allgather(const TeamInfo& parent, uint64_t v
   gshmem_team_t handle = gshmem_team_t(&parent - table_.data());
   uint64_t* collect = detail::collect_words(detail::team_words(ctx_, parent));
   for (int32_t i = 0; i < parent.size; ++i) {
-    p(ctx_, collect + parent.my_index, value, parent.world_pe(i), {call});
+    if (!hostops::p(ctx_, collect + parent.my_index, value, parent.world_pe(i), {call})) {
+      p(ctx_, collect + parent.my_index, value, parent.world_pe(i), {call});
+    }
   }
-  barrier(ctx_, handle, {call});
+  if (!hostops::barrier(ctx_, handle, {call})) barrier(ctx_, handle, {call});
   std::vector<uint64_t> out(static_cast<size_t>(parent.size));
-  for (int32_t i = 0; i < parent.size; ++i) out[size_t(i)] = detail::load_acquire(collect + i);
+  if (hostops::queue_of(ctx_)) {
+    hostops::read_local(ctx_, out.data(), collect, sizeof(uint64_t) * out.size());
+  } else {
+    for (int32_t i = 0; i < parent.size; ++i) out[size_t(i)] = detail::load_acquire(collect + i);
+  }
   // Nobody may overwrite the scratch until everyone has read it.
-  team_sync(ctx_, handle, {call});
+  if (!hostops::team_sync(ctx_, handle, {call})) team_sync(ctx_, handle, {call});
   return out;
 }
 
@@ -107,9 +133,10 @@ int Teams::create(const TeamInfo& parent, std::vector<std::vector<int32_t>> memb
     if (common & (1ull << s)) slots.push_back(s);
   }
   if (slots.size() < members.size()) {
-    log::error("%s: no free team slot common to the parent's PEs (at most %d teams exist at "
-               "once; destroy teams that are no longer used)",
-               call, GSHMEM_MAX_TEAMS);
+    log::error(
+        "%s: no free team slot common to the parent's PEs (at most %d teams exist at "
+        "once; destroy teams that are no longer used)",
+        call, GSHMEM_MAX_TEAMS);
     for (size_t j = 0; j < members.size(); ++j) out[j] = GSHMEM_TEAM_INVALID;
     return -1;
   }
@@ -120,7 +147,8 @@ int Teams::create(const TeamInfo& parent, std::vector<std::vector<int32_t>> memb
     out[j] = slots[j];
   }
   // Every new team's sync words are reset before any member can signal into them.
-  barrier(ctx_, gshmem_team_t(&parent - table_.data()), {call});
+  gshmem_team_t parent_handle = gshmem_team_t(&parent - table_.data());
+  if (!hostops::barrier(ctx_, parent_handle, {call})) barrier(ctx_, parent_handle, {call});
   GSHMEM_INFO(TEAM, "%s: new team(s) in slot(s) %d%s%d", call, int(slots[0]),
               slots.size() > 1 ? "," : "", slots.size() > 1 ? int(slots[1]) : -1);
   return 0;
@@ -143,15 +171,15 @@ int Teams::split_strided(gshmem_team_t parent, int start, int stride, int size,
   }
   std::vector<int32_t> members;
   int32_t offset = p->my_index - start;
-  bool member = offset >= 0 && (stride == 0 ? offset == 0 : offset % stride == 0 && offset / stride < size);
+  bool member =
+      offset >= 0 && (stride == 0 ? offset == 0 : offset % stride == 0 && offset / stride < size);
   if (member) {
     for (int i = 0; i < size; ++i) members.push_back(p->world_pe(start + i * stride));
   }
   return create(*p, {members}, out, call);
 }
 
-int Teams::split_2d(gshmem_team_t parent, int xrange, gshmem_team_t* xteam,
-                    gshmem_team_t* yteam) {
+int Teams::split_2d(gshmem_team_t parent, int xrange, gshmem_team_t* xteam, gshmem_team_t* yteam) {
   const char* call = "gshmem_team_split_2d";
   *xteam = *yteam = GSHMEM_TEAM_INVALID;
   const TeamInfo* p = find(parent);
@@ -182,9 +210,10 @@ void Teams::destroy(gshmem_team_t team) {
     return;
   }
   if (!find(team)) return;
-  quiet(ctx_);
+  if (!hostops::quiet(ctx_)) quiet(ctx_);
   table_[size_t(team)] = TeamInfo{};
   members_[size_t(team)].clear();
+  mirror(team);
 }
 
 }  // namespace gshmem

@@ -25,6 +25,10 @@ class Teams {
   void init_predefined(int my_pe, const std::vector<int>& shared, const std::vector<int>& node);
 
   const TeamInfo* table() const { return table_.data(); }
+  // Keeps a copy of the table, with member lists, where kernels read it (pinned memory for a
+  // GPU heap): `table` has GSHMEM_MAX_TEAMS entries, `members` GSHMEM_MAX_TEAMS * n_pes. Every
+  // later change is written to both, before the collective that creates or destroys a team ends.
+  void mirror_to(TeamInfo* table, int32_t* members);
   // Heap offsets of a slot's collective area and of the collective scratch pool.
   uint64_t coll_area_offset(gshmem_team_t team) const {
     return psync_base_ + uint64_t(team) * words_per_slot_ + coll_area_at_;
@@ -44,12 +48,17 @@ class Teams {
  private:
   // Creates up to kMaxNew teams at once (split_2d makes two per PE): members[j] lists the world
   // PEs of this PE's j-th new team (empty: not a member). All parent members call it together.
-  int create(const TeamInfo& parent, std::vector<std::vector<int32_t>> members,
-             gshmem_team_t* out, const char* call);
+  int create(const TeamInfo& parent, std::vector<std::vector<int32_t>> members, gshmem_team_t* out,
+             const char* call);
   std::vector<uint64_t> parent_allgather(const TeamInfo& parent, uint64_t value, const char* call);
   void set(gshmem_team_t slot, std::vector<int32_t> members, int my_pe);
+  void mirror(gshmem_team_t slot);
 
   const DeviceContext& ctx_;
+  SymmetricHeap& heap_;
+  int n_pes_;
+  TeamInfo* mirror_table_ = nullptr;
+  int32_t* mirror_members_ = nullptr;
   uint64_t words_per_slot_;
   uint64_t psync_base_;
   uint64_t coll_area_at_ = 0;  // within a slot

@@ -182,6 +182,54 @@ void gshmem_sync_all(void);
 int gshmem_barrier(gshmem_team_t team);
 int gshmem_team_sync(gshmem_team_t team);
 
+/* ---- GPU ------------------------------------------------------------------------------------- */
+
+/* Not collective; any time, also before init. 1 when this process can use a GPU; else 0, and
+ * (when why is not NULL) the reason, NUL-terminated in len bytes: "no CUDA driver ...", "no CUDA
+ * device", "gshmem was built without CUDA", a CUDA error string. Empty reason when 1. */
+int gshmemx_gpu_available(char* why, size_t len);
+/* GSHMEMX_HEAP_HOST or GSHMEMX_HEAP_DEVICE between init and finalize, else GSHMEMX_HEAP_NONE.
+ * GSHMEM_HEAP=auto (default) picks the GPU when one is usable. */
+int gshmemx_heap_kind(void);
+/* The CUDA device (this process's ordinal) the heap is on; -1 for a host heap or outside init. */
+int gshmemx_cuda_device(void);
+/* For the device library: hook(ctx, sizeof(gshmem::DeviceContext)) receives a context kernels
+ * can use (everything it points to is GPU-reachable), copied out before hook returns. Called
+ * after gshmem_init, after every collective heap call that grew the heap (inside that call, on
+ * every PE), and with an all-zero context (n_pes 0) at gshmem_finalize; with a host heap it
+ * always gets the zero context. Registering during init..finalize calls it at once. Calls come
+ * from the thread making the gshmem call; a hook must not call gshmem. Registering the same
+ * hook twice registers it once. */
+void gshmemx_register_context_hook(void (*hook)(const void* ctx, size_t bytes));
+
+/* Stream-ordered calls. `stream` is a cudaStream_t (NULL: the legacy default stream). They need a
+ * GPU heap: with a host heap they print why and return GSHMEM_ERROR_INVALID_ARGUMENT. Otherwise
+ * they enqueue the operation and return GSHMEM_SUCCESS without waiting; nothing synchronises the
+ * host, so they can be captured in a CUDA graph. Addresses must be in the symmetric heap; a
+ * source or destination that is not symmetric must be GPU-reachable (device or pinned memory).
+ * Completion is as for the host call, at the point the stream reaches:
+ *   putmem: the source may be reused; visible at the target after quiet_on_stream.
+ *   getmem: the data is in dest.
+ *   putmem_signal: the signal is updated after the data is visible at the target.
+ *   quiet: every put and signal enqueued before it on this PE is complete at its target.
+ *   barrier_all: quiet, then all PEs' streams have reached their barrier_all (collective).
+ *   sync_all: as barrier_all without the quiet (collective).
+ *   signal_wait_until: later work on the stream waits until the local sig_addr satisfies cmp
+ *   (a stream memory operation for GSHMEM_CMP_EQ/GE where the driver offers it, else a
+ *   one-thread wait kernel). */
+int gshmem_putmem_on_stream(void* dest, const void* source, size_t bytes, int pe, void* stream);
+int gshmem_getmem_on_stream(void* dest, const void* source, size_t bytes, int pe, void* stream);
+int gshmem_putmem_signal_on_stream(void* dest, const void* source, size_t bytes,
+                                   uint64_t* sig_addr, uint64_t signal, int sig_op, int pe,
+                                   void* stream);
+int gshmem_signal_op_on_stream(uint64_t* sig_addr, uint64_t signal, int sig_op, int pe,
+                               void* stream);
+int gshmem_signal_wait_until_on_stream(uint64_t* sig_addr, int cmp, uint64_t cmp_value,
+                                       void* stream);
+int gshmem_quiet_on_stream(void* stream);
+int gshmem_barrier_all_on_stream(void* stream);
+int gshmem_sync_all_on_stream(void* stream);
+
 /* ---- Teams ----------------------------------------------------------------------------------- */
 
 /* -1 when the calling PE is not a member or the team is invalid. */
@@ -205,6 +253,12 @@ void gshmem_team_destroy(gshmem_team_t team);
 
 #ifdef __cplusplus
 }
+#endif
+
+/* Collective kernel launch, where the CUDA runtime is in scope (include cuda_runtime.h first, or
+ * compile with nvcc). */
+#if defined(__CUDACC__) || defined(CUDART_VERSION)
+#include "gshmem/launch.h"
 #endif
 
 #endif /* GSHMEM_GSHMEM_H */

@@ -31,3 +31,41 @@ class Error : public std::runtime_error {
 const DeviceContext& default_context();
 
 }  // namespace gshmem
+
+#if defined(__CUDACC__) || defined(CUDART_VERSION)
+#include <tuple>
+#include <type_traits>
+#include <utility>
+
+namespace gshmem {
+
+namespace detail {
+template <class Tuple, size_t... I>
+int launch_packed(const void* fn, dim3 grid, dim3 block, size_t shared_mem, cudaStream_t stream,
+                  Tuple& values, std::index_sequence<I...>) {
+  void* ptrs[sizeof...(I) + 1] = {static_cast<void*>(&std::get<I>(values))...};
+  return gshmemx_collective_launch(fn, {grid.x, grid.y, grid.z}, {block.x, block.y, block.z}, ptrs,
+                                   shared_mem, stream);
+}
+}  // namespace detail
+
+// gshmemx_collective_launch for a typed kernel: collective_launch(kernel, grid, block, smem,
+// stream, args...) with the arguments converted to the kernel's parameter types.
+template <class... Params, class... Args>
+int collective_launch(void (*kernel)(Params...), dim3 grid, dim3 block, size_t shared_mem,
+                      cudaStream_t stream, Args&&... args) {
+  static_assert(sizeof...(Params) == sizeof...(Args), "one argument per kernel parameter");
+  std::tuple<std::decay_t<Params>...> values(std::forward<Args>(args)...);
+  return detail::launch_packed(reinterpret_cast<const void*>(kernel), grid, block, shared_mem,
+                               stream, values, std::index_sequence_for<Params...>{});
+}
+
+template <class... Params>
+int collective_launch_query_gridsize(void (*kernel)(Params...), dim3 block, size_t shared_mem,
+                                     int* gridsize) {
+  return gshmemx_collective_launch_query_gridsize(
+      reinterpret_cast<const void*>(kernel), {block.x, block.y, block.z}, shared_mem, gridsize);
+}
+
+}  // namespace gshmem
+#endif

@@ -77,4 +77,16 @@ enum gshmemx_error_mode {
   GSHMEMX_ERROR_THROW = 1  /* throw gshmem::Error (C++ callers only) */
 };
 
+/* Where the symmetric heap lives (gshmemx_heap_kind). */
+enum gshmemx_heap_kind {
+  GSHMEMX_HEAP_NONE = 0,  /* not initialised */
+  GSHMEMX_HEAP_HOST = 1,  /* host memory: CPU PEs, host API only */
+  GSHMEMX_HEAP_DEVICE = 2 /* GPU memory: kernels and the host API */
+};
+
+/* Grid and block sizes for gshmemx_collective_launch; the same layout as CUDA's dim3. */
+typedef struct {
+  unsigned int x, y, z;
+} gshmemx_dim3_t;
+
 #endif /* GSHMEM_TYPES_H */

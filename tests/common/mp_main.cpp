@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdio>
+#include <cstdlib>
 
 #include "gshmem/gshmem.h"
 
@@ -29,6 +30,9 @@ class FailuresOnly : public testing::EmptyTestEventListener {
 
 int main(int argc, char** argv) {
   testing::InitGoogleTest(&argc, argv);
+  // These tests load and store heap memory from CPU code: a host heap, also where a GPU is
+  // usable (GSHMEM_HEAP=auto would take it). An explicit GSHMEM_HEAP still wins.
+  setenv("GSHMEM_HEAP", "host", 0);
   gshmem_init();
   int me = gshmem_my_pe();
   if (me != 0) {

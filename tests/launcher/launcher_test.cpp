@@ -92,7 +92,8 @@ TEST(Launcher, KilledPeAcrossTheFabricIsNamed) {
   ASSERT_TRUE(o.finished) << o.describe();
   EXPECT_TRUE(o.exited) << o.describe();
   EXPECT_EQ(o.code, 137) << o.describe();
-  EXPECT_LT(o.seconds, 10) << o.describe();
+  // Whole job, fabric start-up of 4 endpoints included (slow on 2 loaded cores); no hang.
+  EXPECT_LT(o.seconds, 20) << o.describe();
   EXPECT_TRUE(contains(o.err, "PE 2")) << o.describe();
   EXPECT_TRUE(contains(o.err, "signal 9")) << o.describe();
   EXPECT_TRUE(pids_with(marker).empty()) << "processes of the job are still running";

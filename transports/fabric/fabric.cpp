@@ -23,13 +23,13 @@ uint64_t mr_modes_we_handle() {
   return FI_MR_LOCAL | FI_MR_VIRT_ADDR | FI_MR_ALLOCATED | FI_MR_PROV_KEY | FI_MR_ENDPOINT;
 }
 
-fi_info* make_hints(const std::string& provider, bool atomics) {
+fi_info* make_hints(const std::string& provider, bool atomics, bool hmem) {
   fi_info* h = fi_allocinfo();
   h->ep_attr->type = FI_EP_RDM;
   h->caps = FI_RMA | FI_READ | FI_WRITE | FI_REMOTE_READ | FI_REMOTE_WRITE | FI_MSG | FI_SEND |
-            FI_RECV | (atomics ? FI_ATOMIC : 0);
+            FI_RECV | (atomics ? FI_ATOMIC : 0) | (hmem ? FI_HMEM : 0);
   h->mode = FI_CONTEXT | FI_CONTEXT2;
-  h->domain_attr->mr_mode = int(mr_modes_we_handle());
+  h->domain_attr->mr_mode = int(mr_modes_we_handle() | (hmem ? FI_MR_HMEM : 0));
   h->domain_attr->threading = FI_THREAD_DOMAIN;
   h->domain_attr->av_type = FI_AV_TABLE;
   h->tx_attr->op_flags = FI_DELIVERY_COMPLETE;
@@ -37,10 +37,11 @@ fi_info* make_hints(const std::string& provider, bool atomics) {
   return h;
 }
 
-// fi_getinfo for one provider, with atomics if it has them. nullptr when it is not usable here.
-fi_info* query(const std::string& provider, bool* atomics) {
+// fi_getinfo for one provider, with atomics if it has them (and FI_HMEM when `hmem`: GPU memory
+// is registered). nullptr when it is not usable here.
+fi_info* query(const std::string& provider, bool* atomics, bool hmem = false) {
   for (bool want_atomics : {true, false}) {
-    fi_info* hints = make_hints(provider, want_atomics);
+    fi_info* hints = make_hints(provider, want_atomics, hmem);
     fi_info* info = nullptr;
     int rc = fi_getinfo(kApiVersion, nullptr, nullptr, 0, hints, &info);
     fi_freeinfo(hints);
@@ -114,11 +115,12 @@ FiOp fi_op_of(AmoOp op) {
 }
 
 [[noreturn]] void fail(const std::string& what, int rc) {
-  throw Error(GSHMEM_ERROR_TRANSPORT, "fabric", "",
-              what + ": " + fi_strerror(rc < 0 ? -rc : rc));
+  throw Error(GSHMEM_ERROR_TRANSPORT, "fabric", "", what + ": " + fi_strerror(rc < 0 ? -rc : rc));
 }
 
-uint64_t now_ns() { return detail::now_ns(); }
+uint64_t now_ns() {
+  return detail::now_ns();
+}
 
 }  // namespace
 
@@ -136,13 +138,24 @@ std::vector<FabricDescription> Fabric::describe(const std::string& wanted) {
 
 Fabric::Fabric(Bootstrap& boot, const FabricOptions& options,
                const std::vector<FabricRegion>& regions, size_t symmetric)
-    : options_(options), my_pe_(boot.rank()), regions_(regions), rng_(uint64_t(now_ns()) ^ uint64_t(boot.rank())) {
+    : options_(options),
+      my_pe_(boot.rank()),
+      regions_(regions),
+      rng_(uint64_t(now_ns()) ^ uint64_t(boot.rank())) {
   bool atomics = false;
   fi_info* all = nullptr;
   std::string tried;
+  bool hmem = std::any_of(regions.begin(), regions.end(),
+                          [](const FabricRegion& r) { return r.cuda_device >= 0 && r.size; });
   for (const std::string& p : candidates(options.provider)) {
-    if ((all = query(p, &atomics))) break;
+    if ((all = query(p, &atomics, hmem))) break;
     tried += (tried.empty() ? "" : ", ") + p;
+  }
+  if (!all && hmem) {
+    throw Error(GSHMEM_ERROR_TRANSPORT, "gshmem_init", "GSHMEM_HEAP",
+                "the symmetric heap is in GPU memory and no libfabric RDM provider offers FI_HMEM "
+                "to register it (tried " +
+                    tried + "); the network path needs a host heap here: set GSHMEM_HEAP=host");
   }
   if (!all) {
     throw Error(GSHMEM_ERROR_TRANSPORT, "gshmem_init", "GSHMEM_FABRIC_PROVIDER",
@@ -218,8 +231,20 @@ Fabric::Fabric(Bootstrap& boot, const FabricOptions& options,
       continue;
     }
     uint64_t access = FI_READ | FI_WRITE | FI_REMOTE_READ | FI_REMOTE_WRITE | FI_SEND | FI_RECV;
-    rc = fi_mr_reg(domain_, regions_[r].base, regions_[r].size, access, 0, uint64_t(r + 1), 0, &mr,
-                   nullptr);
+    if (regions_[r].cuda_device >= 0) {
+      iovec iov{regions_[r].base, regions_[r].size};
+      fi_mr_attr attr{};
+      attr.mr_iov = &iov;
+      attr.iov_count = 1;
+      attr.access = access;
+      attr.requested_key = uint64_t(r + 1);
+      attr.iface = FI_HMEM_CUDA;
+      attr.device.cuda = regions_[r].cuda_device;
+      rc = fi_mr_regattr(domain_, &attr, 0, &mr);
+    } else {
+      rc = fi_mr_reg(domain_, regions_[r].base, regions_[r].size, access, 0, uint64_t(r + 1), 0,
+                     &mr, nullptr);
+    }
     if (rc) fail("fi_mr_reg(" + format_bytes(regions_[r].size) + ")", rc);
     if (mr_mode & FI_MR_ENDPOINT) {
       if ((rc = fi_mr_bind(mr, &ep_->fid, 0))) fail("fi_mr_bind", rc);
@@ -333,8 +358,7 @@ void Fabric::read(int pe, int segment, uint64_t offset, void* dst, size_t bytes,
   void* d = desc(dst, bytes);
   uint64_t addr = remote_addr(pe, segment, offset), key = keys_[size_t(pe)][size_t(segment)];
   fi_addr_t dest = addrs_[size_t(pe)];
-  post([=, this] { return int(fi_read(ep_, dst, bytes, d, dest, addr, key, ctx)); }, "fi_read",
-       pe);
+  post([=, this] { return int(fi_read(ep_, dst, bytes, d, dest, addr, key, ctx)); }, "fi_read", pe);
 }
 
 void Fabric::atomic(int pe, int segment, uint64_t offset, detail::AmoType type, AmoOp op,
@@ -348,19 +372,25 @@ void Fabric::atomic(int pe, int segment, uint64_t offset, detail::AmoType type, 
   fi_addr_t dest = addrs_[size_t(pe)];
   switch (f.form) {
     case Form::Plain:
-      post([=, this] { return int(fi_atomic(ep_, operand, 1, od, dest, addr, key, dt, f.op, ctx)); },
-           "fi_atomic", pe);
+      post(
+          [=, this] { return int(fi_atomic(ep_, operand, 1, od, dest, addr, key, dt, f.op, ctx)); },
+          "fi_atomic", pe);
       break;
     case Form::Fetch:
-      post([=, this] {
-        return int(fi_fetch_atomic(ep_, operand, 1, od, result, rd, dest, addr, key, dt, f.op, ctx));
-      }, "fi_fetch_atomic", pe);
+      post(
+          [=, this] {
+            return int(
+                fi_fetch_atomic(ep_, operand, 1, od, result, rd, dest, addr, key, dt, f.op, ctx));
+          },
+          "fi_fetch_atomic", pe);
       break;
     case Form::Compare:
-      post([=, this] {
-        return int(fi_compare_atomic(ep_, operand, 1, od, compare, cd, result, rd, dest, addr, key,
-                                     dt, f.op, ctx));
-      }, "fi_compare_atomic", pe);
+      post(
+          [=, this] {
+            return int(fi_compare_atomic(ep_, operand, 1, od, compare, cd, result, rd, dest, addr,
+                                         key, dt, f.op, ctx));
+          },
+          "fi_compare_atomic", pe);
       break;
   }
 }

@@ -40,6 +40,7 @@ struct FabricOptions {
 struct FabricRegion {
   char* base;
   uint64_t size;
+  int cuda_device = -1;  // >= 0: GPU memory, registered with FI_HMEM_CUDA (needs FI_HMEM)
 };
 
 // What fi_getinfo offers, for gshmem-info and the tests.

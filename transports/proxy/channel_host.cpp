@@ -4,42 +4,58 @@
 #include <cstring>
 #include <new>
 
+#include "host/cuda/gpu.hpp"
+
 namespace gshmem {
 
-ChannelHost::ChannelHost(size_t capacity) {
+ChannelHost::ChannelHost(size_t capacity, bool pinned) : pinned_(pinned) {
   size_t cap = 1;
   while (cap < capacity) cap <<= 1;
-  ring_ = static_cast<detail::Command*>(std::aligned_alloc(64, cap * sizeof(detail::Command)));
-  if (!ring_) throw std::bad_alloc();
-  std::memset(static_cast<void*>(ring_), 0, cap * sizeof(detail::Command));
-  returns_ = static_cast<detail::Return*>(std::aligned_alloc(64, cap * sizeof(detail::Return)));
-  if (!returns_) throw std::bad_alloc();
-  std::memset(static_cast<void*>(returns_), 0, cap * sizeof(detail::Return));
-  device_.ring = ring_;
-  device_.returns = returns_;
-  device_.mask = cap - 1;
-  device_.head = &head_.value;
-  device_.consumed = &consumed_.value;
-  device_.quiet_done = &quiet_done_.value;
+  size_t ring_at = sizeof(Header);
+  size_t returns_at = ring_at + cap * sizeof(detail::Command);
+  size_t bytes = returns_at + cap * sizeof(detail::Return);
+  if (pinned) {
+    block_ = gpu::pinned_alloc(bytes, "the proxy channel");  // zeroed
+  } else {
+    block_ = std::aligned_alloc(64, (bytes + 63) / 64 * 64);
+    if (!block_) throw std::bad_alloc();
+    std::memset(block_, 0, bytes);
+  }
+  auto* h = static_cast<Header*>(block_);
+  ring_ = reinterpret_cast<detail::Command*>(static_cast<char*>(block_) + ring_at);
+  returns_ = reinterpret_cast<detail::Return*>(static_cast<char*>(block_) + returns_at);
+  consumed_ = &h->consumed;
+  quiet_done_ = &h->quiet_done;
+  device_ = &h->device;
+  device_->ring = ring_;
+  device_->returns = returns_;
+  device_->mask = cap - 1;
+  device_->head = &h->head.value;
+  device_->consumed = &h->consumed.value;
+  device_->quiet_done = &h->quiet_done.value;
 }
 
 ChannelHost::~ChannelHost() {
-  std::free(ring_);
-  std::free(returns_);
+  if (pinned_) {
+    gpu::pinned_free(block_);
+  } else {
+    std::free(block_);
+  }
 }
 
 const detail::Command* ChannelHost::peek() const {
-  const detail::Command* slot = &ring_[tail_ & device_.mask];
-  uint64_t seq = detail::atomic_ref<uint64_t>(const_cast<detail::Command*>(slot)->seq).load(detail::acquire);
+  const detail::Command* slot = &ring_[tail_ & device_->mask];
+  uint64_t seq =
+      detail::atomic_ref<uint64_t>(const_cast<detail::Command*>(slot)->seq).load(detail::acquire);
   return seq == tail_ + 1 ? slot : nullptr;
 }
 
 void ChannelHost::release(uint64_t ticket) {
-  detail::atomic_ref<uint64_t>(consumed_.value).store(ticket, detail::release);
+  detail::atomic_ref<uint64_t>(consumed_->value).store(ticket, detail::release);
 }
 
 void ChannelHost::give_return(uint64_t ticket, uint64_t value) {
-  detail::Return& r = returns_[ticket & device_.mask];
+  detail::Return& r = returns_[ticket & device_->mask];
   r.value = value;
   detail::atomic_ref<uint64_t>(r.tag).store(ticket + 1, detail::release);
   unread_.insert(ticket);
@@ -49,7 +65,7 @@ uint64_t ChannelHost::oldest_unread() {
   while (!unread_.empty()) {
     uint64_t t = *unread_.begin();
     // The producer clears the tag once it has read the value (channel_call).
-    if (detail::atomic_ref<uint64_t>(returns_[t & device_.mask].tag).load(detail::acquire) == t + 1) {
+    if (detail::atomic_ref<uint64_t>(returns_[t & device_->mask].tag).load(detail::acquire) == t + 1) {
       return t;
     }
     unread_.erase(unread_.begin());
@@ -58,7 +74,7 @@ uint64_t ChannelHost::oldest_unread() {
 }
 
 void ChannelHost::mark_quiet_done(uint64_t ticket) {
-  detail::atomic_ref<uint64_t>(quiet_done_.value).store(ticket, detail::release);
+  detail::atomic_ref<uint64_t>(quiet_done_->value).store(ticket, detail::release);
 }
 
 }  // namespace gshmem

@@ -13,14 +13,16 @@ namespace gshmem {
 
 class ChannelHost {
  public:
-  // capacity: commands in the ring, rounded up to a power of two.
-  explicit ChannelHost(size_t capacity);
+  // capacity: commands in the ring, rounded up to a power of two. pinned: the ring, counters,
+  // return slots and the producer handle live in pinned host memory mapped for the GPUs (at the
+  // same address on both sides), so kernels push commands; else in ordinary host memory.
+  explicit ChannelHost(size_t capacity, bool pinned = false);
   ~ChannelHost();
   ChannelHost(const ChannelHost&) = delete;
   ChannelHost& operator=(const ChannelHost&) = delete;
 
   // What producers use (goes into the DeviceContext).
-  detail::ChannelDevice* device() { return &device_; }
+  detail::ChannelDevice* device() { return device_; }
 
   // Consumer side, proxy thread only. peek() returns the next published command or nullptr;
   // pop() takes it; ticket() is the ticket of the peeked command. release(t) hands every slot
@@ -36,18 +38,26 @@ class ChannelHost {
   uint64_t oldest_unread();
   // Publishes that every command before `ticket` is complete (lets quiet skip the proxy).
   void mark_quiet_done(uint64_t ticket);
-  size_t capacity() const { return size_t(device_.mask + 1); }
+  size_t capacity() const { return size_t(device_->mask + 1); }
 
  private:
   struct alignas(64) Counter {
-    uint64_t value = 0;
+    uint64_t value;
   };
+  // One block: what producers reach (handle, counters, ring, returns), zero-filled.
+  struct alignas(64) Header {
+    detail::ChannelDevice device;
+    Counter head, consumed, quiet_done;
+  };
+  void* block_ = nullptr;
+  bool pinned_ = false;
   detail::Command* ring_ = nullptr;
   detail::Return* returns_ = nullptr;
-  Counter head_, consumed_, quiet_done_;
+  Counter* consumed_ = nullptr;
+  Counter* quiet_done_ = nullptr;
   uint64_t tail_ = 0;
   std::set<uint64_t> unread_;  // returns given, not yet read by their producers
-  detail::ChannelDevice device_{};
+  detail::ChannelDevice* device_ = nullptr;
 };
 
 }  // namespace gshmem

@@ -59,28 +59,42 @@ FabricOptions fabric_options() {
 }  // namespace
 
 Network::Network(Bootstrap& boot, const NodeMesh& mesh, const std::vector<FabricRegion>& segments,
-                 std::function<void(const std::string&)> fail)
-    : channel_(size_t(std::max<int64_t>(2, Env::get().integer("GSHMEM_PROXY_RING")))) {
+                 std::function<void(const std::string&)> fail, bool gpu_producers)
+    : channel_(size_t(std::max<int64_t>(2, Env::get().integer("GSHMEM_PROXY_RING"))),
+               gpu_producers) {
   const Env& env = Env::get();
   ProxyOptions po;
   po.emulate_atomics = env.str("GSHMEM_FABRIC_ATOMICS") == "emulated";
   po.oversubscribed = int(mesh.local_pes().size()) > cpus_available();
-  proxy_ = std::make_unique<Proxy>(channel_, segments, boot.rank(), boot.size(), po,
-                                   std::move(fail));
+  proxy_ =
+      std::make_unique<Proxy>(channel_, segments, boot.rank(), boot.size(), po, std::move(fail));
   std::vector<FabricRegion> regions = segments;
   regions.push_back(proxy_->arena());
   FabricOptions fo = fabric_options();
   fo.nic_hint = topology_nic(boot, mesh);
   fabric_ = std::make_unique<Fabric>(boot, fo, regions, segments.size());
+  if (gpu_producers && (po.emulate_atomics || !fabric_->description().atomics)) {
+    // Emulated atomics are applied at the target by its proxy thread with host loads and stores,
+    // which GPU memory does not allow.
+    throw Error(GSHMEM_ERROR_TRANSPORT, "gshmem_init", "GSHMEM_HEAP",
+                "the symmetric heap is in GPU memory but provider " +
+                    fabric_->description().provider +
+                    " has no native atomics (or GSHMEM_FABRIC_ATOMICS=emulated); remote atomics "
+                    "on a GPU heap need them: set GSHMEM_HEAP=host or use a provider with "
+                    "atomics");
+  }
   if (env.str("GSHMEM_FABRIC_ATOMICS") == "native" && !fabric_->description().atomics) {
-    GSHMEM_WARN(TRANSPORT, "GSHMEM_FABRIC_ATOMICS=native but provider %s has no atomics; "
-                           "emulating them",
+    GSHMEM_WARN(TRANSPORT,
+                "GSHMEM_FABRIC_ATOMICS=native but provider %s has no atomics; "
+                "emulating them",
                 fabric_->description().provider.c_str());
   }
   proxy_->start(*fabric_);
 }
 
-Network::~Network() { stop(); }
+Network::~Network() {
+  stop();
+}
 
 void Network::stop() {
   if (proxy_) proxy_->stop();

@@ -21,8 +21,9 @@ class Network {
   static bool wanted(int n_nodes);
 
   // Collective over boot. `segments`: this PE's symmetric regions by segment number.
+  // gpu_producers: kernels push commands, so the channel lives in pinned mapped host memory.
   Network(Bootstrap& boot, const NodeMesh& mesh, const std::vector<FabricRegion>& segments,
-          std::function<void(const std::string&)> fail);
+          std::function<void(const std::string&)> fail, bool gpu_producers = false);
   ~Network();
 
   detail::ChannelDevice* channel() { return channel_.device(); }

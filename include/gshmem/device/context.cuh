@@ -95,8 +95,20 @@ namespace detail {
 [[noreturn]] GSHMEM_HD inline void bad_input(const DeviceContext& c, Site site, BadInput what,
                                              const void* addr, uint64_t bytes, int pe) {
 #if GSHMEM_ON_DEVICE
-  printf("gshmem: PE %d: %s: bad input (kind %d, address %p, value %llu, pe %d)\n", c.my_pe,
-         site.call, int(what), addr, (unsigned long long)bytes, pe);
+  // The host path's wording is richer; here one line that names the call, what was wrong and
+  // the values, then a trap (no store has been made: every check precedes the first one).
+  const char* kind = what == BadInput::Pe               ? "PE out of range"
+                     : what == BadInput::Address        ? "address outside the symmetric heap"
+                     : what == BadInput::Misaligned     ? "misaligned address"
+                     : what == BadInput::Size           ? "size past the end of the heap"
+                     : what == BadInput::Stride         ? "stride below 1"
+                     : what == BadInput::Cmp            ? "comparison operator"
+                     : what == BadInput::SignalOp       ? "signal operation"
+                     : what == BadInput::Team           ? "team (invalid, or not a member)"
+                     : what == BadInput::NotInitialized ? "call outside gshmem_init..finalize"
+                                                        : "no transport reaches the PE";
+  printf("gshmem: PE %d: %s: bad input: %s (argument %s, address %p, value %llu, pe %d)\n", c.my_pe,
+         site.call, kind, site.arg ? site.arg : "-", addr, (unsigned long long)bytes, pe);
   __trap();
   __builtin_unreachable();
 #else

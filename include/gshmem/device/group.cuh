@@ -39,13 +39,24 @@ struct Block {
 namespace detail {
 
 #if defined(__CUDACC__)
-// Strided copy over the group in units of U; returns the bytes covered.
+// Strided copy over the group in units of U; returns the bytes covered. Four loads are issued
+// before their stores: a copy runs at (requests in flight) / latency, and the compiler may not
+// move a load above a store that might alias it. Overlapping ranges are not supported (memcpy).
 template <class G, class U>
 __device__ GSHMEM_INLINE size_t copy_units(char* dst, const char* src, size_t n) {
-  size_t units = n / sizeof(U);
+  constexpr unsigned kUnroll = 4;
+  const size_t units = n / sizeof(U), stride = G::size();
   U* d = reinterpret_cast<U*>(dst);
   const U* s = reinterpret_cast<const U*>(src);
-  for (size_t i = G::rank(); i < units; i += G::size()) d[i] = s[i];
+  size_t i = G::rank();
+  for (; i + (kUnroll - 1) * stride < units; i += kUnroll * stride) {
+    U v[kUnroll];
+#pragma unroll
+    for (unsigned k = 0; k < kUnroll; ++k) v[k] = s[i + k * stride];
+#pragma unroll
+    for (unsigned k = 0; k < kUnroll; ++k) d[i + k * stride] = v[k];
+  }
+  for (; i < units; i += stride) d[i] = s[i];
   return units * sizeof(U);
 }
 #endif

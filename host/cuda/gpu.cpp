@@ -1,0 +1,263 @@
+#include "host/cuda/gpu.hpp"
+
+#include <cuda_runtime_api.h>
+
+#include <cstring>
+#include <mutex>
+
+#include "gshmem/gshmem.hpp"
+#include "host/cuda/driver.hpp"
+#include "host/env.hpp"
+#include "host/log.hpp"
+
+namespace gshmem::gpu {
+
+namespace {
+
+[[noreturn]] void fail(cudaError_t rc, const std::string& call, const char* what) {
+  (void)cudaGetLastError();
+  throw Error(GSHMEM_ERROR_INTERNAL, what, "",
+              call + ": " + cudaGetErrorString(rc) + " (" + cudaGetErrorName(rc) + ")");
+}
+
+void check(cudaError_t rc, const char* call, const char* what) {
+  if (rc != cudaSuccess) fail(rc, call, what);
+}
+
+cudaStream_t as_stream(void* s) {
+  return static_cast<cudaStream_t>(s);
+}
+
+// Host calls may come from any thread; the runtime's current device is per thread.
+void use_device(int device) {
+  int current = -1;
+  if (cudaGetDevice(&current) != cudaSuccess || current != device) {
+    check(cudaSetDevice(device), "cudaSetDevice", "gshmem");
+  }
+}
+
+}  // namespace
+
+const Probe& probe() {
+  static Probe p;
+  static std::once_flag once;
+  std::call_once(once, [] {
+    int count = 0;
+    cudaError_t rc = cudaGetDeviceCount(&count);
+    if (rc != cudaSuccess) {
+      (void)cudaGetLastError();
+      int version = 0;
+      (void)cudaDriverGetVersion(&version);  // 0 when no driver library loads
+      if (rc == cudaErrorInsufficientDriver && version == 0) {
+        p.why = "no CUDA driver (libcuda.so.1 not found or not loadable)";
+      } else if (rc == cudaErrorInsufficientDriver) {
+        // The static runtime needs a driver at least as new as the toolkit gshmem was built with.
+        p.why = "the CUDA driver supports CUDA " + std::to_string(version / 1000) + "." +
+                std::to_string(version % 1000 / 10) + ", gshmem's CUDA runtime needs " +
+                std::to_string(CUDART_VERSION / 1000) + "." +
+                std::to_string(CUDART_VERSION % 1000 / 10) + " (update the driver)";
+      } else if (rc == cudaErrorNoDevice) {
+        p.why = "no CUDA device";
+      } else {
+        p.why = std::string("cudaGetDeviceCount: ") + cudaGetErrorString(rc);
+      }
+      return;
+    }
+    if (count == 0) {
+      p.why = "no CUDA device";
+      return;
+    }
+    if (!driver()) {
+      p.why = "the CUDA driver does not give its entry points (cudaGetDriverEntryPointByVersion)";
+      return;
+    }
+    p.devices = count;
+    p.available = true;
+  });
+  return p;
+}
+
+int select_device(int local_index, std::string* how) {
+  const Probe& p = probe();
+  if (!p.available) {
+    throw Error(GSHMEM_ERROR_INVALID_ARGUMENT, "gshmem_init", "", "no usable GPU: " + p.why);
+  }
+  const Env& env = Env::get();
+  int dev = -1;
+  if (env.is_set("GSHMEM_CUDA_DEVICE")) {
+    int64_t want = env.integer("GSHMEM_CUDA_DEVICE");
+    if (want < 0 || want >= p.devices) {
+      throw Error(GSHMEM_ERROR_INVALID_ARGUMENT, "gshmem_init", "GSHMEM_CUDA_DEVICE",
+                  "GSHMEM_CUDA_DEVICE=" + std::to_string(want) + " is not a device here (" +
+                      std::to_string(p.devices) + " visible)");
+    }
+    dev = int(want);
+    *how = "GSHMEM_CUDA_DEVICE";
+  }
+  const Driver* d = driver();
+  CUcontext current = nullptr;
+  if (dev < 0 && d->cuCtxGetCurrent && d->cuCtxGetDevice &&
+      d->cuCtxGetCurrent(&current) == CUDA_SUCCESS && current) {
+    // The application chose (cudaSetDevice in its own runtime leaves that context current).
+    CUdevice cu = 0;
+    if (d->cuCtxGetDevice(&cu) == CUDA_SUCCESS) {
+      dev = int(cu);
+      *how = "the application's current device";
+    }
+  }
+  if (dev < 0) {
+    // Several PEs per GPU is allowed: they map each other's VMM memory like any peer.
+    dev = local_index % p.devices;
+    *how = "local PE index " + std::to_string(local_index) + " mod " + std::to_string(p.devices) +
+           " devices";
+  }
+  check(cudaSetDevice(dev), "cudaSetDevice", "gshmem_init");
+  check(cudaFree(nullptr), "cudaFree(0) (context creation)", "gshmem_init");
+  return dev;
+}
+
+DeviceId device_id(int device) {
+  cudaDeviceProp prop{};
+  check(cudaGetDeviceProperties(&prop, device), "cudaGetDeviceProperties", "gshmem_init");
+  DeviceId id{};
+  static_assert(sizeof(id.uuid) == sizeof(prop.uuid.bytes));
+  std::memcpy(id.uuid, prop.uuid.bytes, sizeof id.uuid);
+  return id;
+}
+
+int ordinal_of(const DeviceId& id) {
+  for (int dev = 0; dev < probe().devices; ++dev) {
+    if (std::memcmp(device_id(dev).uuid, id.uuid, sizeof id.uuid) == 0) return dev;
+  }
+  return -1;
+}
+
+bool can_access(int device, int peer) {
+  if (device == peer) return true;
+  int ok = 0;
+  if (cudaDeviceCanAccessPeer(&ok, device, peer) != cudaSuccess) {
+    (void)cudaGetLastError();
+    return false;
+  }
+  return ok != 0;
+}
+
+void* pinned_alloc(size_t bytes, const char* what) {
+  void* p = nullptr;
+  check(cudaHostAlloc(&p, bytes, cudaHostAllocMapped | cudaHostAllocPortable),
+        (std::string("cudaHostAlloc(") + format_bytes(bytes) + ") for " + what).c_str(),
+        "gshmem_init");
+  std::memset(p, 0, bytes);
+  void* dev = nullptr;
+  check(cudaHostGetDevicePointer(&dev, p, 0), "cudaHostGetDevicePointer", "gshmem_init");
+  if (dev != p) {
+    // Device structures in this memory hold pointers that host and device both follow.
+    cudaFreeHost(p);
+    throw Error(GSHMEM_ERROR_INTERNAL, "gshmem_init", "",
+                std::string("pinned memory for ") + what +
+                    " has different host and device addresses (no unified addressing)");
+  }
+  return p;
+}
+
+void pinned_free(void* p) {
+  if (p) cudaFreeHost(p);
+}
+
+void* host_register(void* p, size_t bytes, const char* what) {
+  check(cudaHostRegister(p, bytes, cudaHostRegisterMapped | cudaHostRegisterPortable),
+        (std::string("cudaHostRegister for ") + what).c_str(), "gshmem_init");
+  void* dev = nullptr;
+  check(cudaHostGetDevicePointer(&dev, p, 0), "cudaHostGetDevicePointer", "gshmem_init");
+  return dev;
+}
+
+void host_unregister(void* p) {
+  if (p && cudaHostUnregister(p) != cudaSuccess) (void)cudaGetLastError();
+}
+
+void* device_alloc(size_t bytes, const char* what) {
+  void* p = nullptr;
+  check(cudaMalloc(&p, bytes), (std::string("cudaMalloc for ") + what).c_str(), "gshmem_init");
+  check(cudaMemset(p, 0, bytes), "cudaMemset", "gshmem_init");
+  return p;
+}
+
+void device_free(void* p) {
+  if (p && cudaFree(p) != cudaSuccess) (void)cudaGetLastError();
+}
+
+// ---- Queue -------------------------------------------------------------------------------
+
+Queue::Queue(int device) : device_(device) {
+  cudaStream_t s = nullptr;
+  // Non-blocking: host calls must not serialise with the application's legacy default stream.
+  check(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking), "cudaStreamCreateWithFlags",
+        "gshmem_init");
+  stream_ = s;
+  result_ = static_cast<uint64_t*>(pinned_alloc(64, "host-call results"));
+}
+
+Queue::~Queue() {
+  if (stream_) {
+    cudaStreamSynchronize(as_stream(stream_));
+    cudaStreamDestroy(as_stream(stream_));
+  }
+  pinned_free(result_);
+  (void)cudaGetLastError();
+}
+
+void Queue::copy(void* dst, const void* src, size_t bytes, void* stream, bool wait) {
+  use_device(device_);
+  cudaStream_t s = as_stream(stream);
+  check(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDefault, s), "cudaMemcpyAsync", "gshmem");
+  if (wait) check(cudaStreamSynchronize(s), "cudaStreamSynchronize", "gshmem");
+}
+
+void Queue::copy2d(void* dst, size_t dpitch, const void* src, size_t spitch, size_t width,
+                   size_t height, void* stream, bool wait) {
+  use_device(device_);
+  cudaStream_t s = as_stream(stream);
+  check(cudaMemcpy2DAsync(dst, dpitch, src, spitch, width, height, cudaMemcpyDefault, s),
+        "cudaMemcpy2DAsync", "gshmem");
+  if (wait) check(cudaStreamSynchronize(s), "cudaStreamSynchronize", "gshmem");
+}
+
+uint64_t Queue::run(const DeviceOp& op, void* stream, bool wait) {
+  use_device(device_);
+  cudaStream_t s = as_stream(stream);
+  // Results only for synchronous calls: one slot, and the stream orders the calls.
+  launch_op(dctx_, op, wait ? result_ : nullptr, s);
+  check(cudaGetLastError(), "one-thread kernel launch", "gshmem");
+  if (!wait) return 0;
+  check(cudaStreamSynchronize(s), "cudaStreamSynchronize", "gshmem");
+  return detail::atomic_ref<uint64_t>(*result_).load(detail::acquire);
+}
+
+bool Queue::wait_value64(void* stream, const uint64_t* addr, uint64_t value, int cmp) {
+  const Driver* d = driver();
+  if (!d || !d->has_stream_memops()) return false;
+  int ok = 0;
+  CUdevice dev = 0;
+  if (d->cuDeviceGet(&dev, device_) != CUDA_SUCCESS ||
+      d->cuDeviceGetAttribute(&ok, CU_DEVICE_ATTRIBUTE_CAN_USE_64_BIT_STREAM_MEM_OPS, dev) !=
+          CUDA_SUCCESS ||
+      !ok) {
+    return false;
+  }
+  unsigned flags = cmp == GSHMEM_CMP_EQ ? CU_STREAM_WAIT_VALUE_EQ : CU_STREAM_WAIT_VALUE_GEQ;
+  CUresult rc = d->cuStreamWaitValue64(
+      static_cast<CUstream>(stream), CUdeviceptr(reinterpret_cast<uintptr_t>(addr)), value, flags);
+  if (rc != CUDA_SUCCESS) {
+    throw Error(GSHMEM_ERROR_INTERNAL, "gshmem_signal_wait_until_on_stream", "",
+                describe(rc, "cuStreamWaitValue64"));
+  }
+  return true;
+}
+
+void Queue::sync() {
+  use_device(device_);
+  check(cudaStreamSynchronize(as_stream(stream_)), "cudaStreamSynchronize", "gshmem_quiet");
+}
+
+}  // namespace gshmem::gpu

@@ -1,0 +1,203 @@
+#!/usr/bin/env bash
+# Builds and runs gshmem's GPU tests and device perftests on one machine with a GPU, in at most
+# about 8 minutes, and writes logs and a short summary to OUTDIR.
+#
+#   tests/gpu/run_all.sh OUTDIR
+#
+# Needs no network and no package registry: it uses what is installed (cmake, a C++ compiler,
+# the CUDA toolkit, libfabric, GoogleTest) and says in the summary what is missing and what could
+# not be built because of it. Configures for the H200 (CMAKE_CUDA_ARCHITECTURES=90) into
+# OUTDIR/build (reused when it exists), builds only gshmemrun, the GPU tests, the device
+# perftests and the example, runs the tests and perftests with 2 PEs on the one GPU.
+# Without a GPU every test and perftest records SKIPPED.
+#
+# Environment: GSHMEM_RUN_ALL_MPS=1 starts a private CUDA MPS daemon for the run (kernels of
+# different PE processes then run concurrently instead of time-slicing; the latency rows of the
+# ping-pong and barrier tests depend on it), and stops it at the end.
+set -u
+OUT=${1:?usage: run_all.sh OUTDIR}
+mkdir -p "$OUT"
+OUT=$(cd "$OUT" && pwd)
+SRC=$(cd "$(dirname "$0")/../.." && pwd)
+BUILD=${GSHMEM_RUN_ALL_BUILD:-$OUT/build}
+SUMMARY=$OUT/summary.txt
+START=$(date +%s)
+JOBS=$(nproc 2>/dev/null || echo 4)
+: >"$SUMMARY"
+
+say() { echo "$*" | tee -a "$SUMMARY"; }
+elapsed() { echo $(($(date +%s) - START)); }
+DEADLINE=${GSHMEM_RUN_ALL_SECONDS:-470}  # the whole run, summary included, stays under 8 minutes
+# step NAME LIMIT_S CMD...: runs CMD with a time limit (never past the deadline), log in
+# OUT/NAME.log; returns its status (125 when no time was left to start it).
+step() {
+  local name=$1 limit=$2
+  shift 2
+  local left=$((DEADLINE - $(elapsed)))
+  if [ $left -lt 15 ]; then
+    say "step $name: SKIPPED (time box: ${left}s left of ${DEADLINE}s)"
+    return 125
+  fi
+  [ $limit -gt $left ] && limit=$left
+  if [ $limit -lt 15 ]; then
+    say "step $name: SKIPPED (time box: only ${limit}s could be given to it)"
+    return 125
+  fi
+  local t0=$(date +%s)
+  timeout --kill-after=10 "$limit" "$@" >"$OUT/$name.log" 2>&1
+  local rc=$?
+  local how="ok"
+  [ $rc -ne 0 ] && how="FAILED (status $rc)"
+  [ $rc -eq 124 ] || [ $rc -eq 137 ] && how="TIMED OUT after ${limit}s"
+  say "step $name: $how in $(($(date +%s) - t0))s (log: $name.log)"
+  return $rc
+}
+
+say "# gshmem GPU run: $(date -u '+%Y-%m-%d %H:%M:%S UTC') on $(hostname)"
+say "source: $SRC ($(git -C "$SRC" log --oneline -1 2>/dev/null || echo 'not a git checkout'))"
+
+# ---- What this machine has -------------------------------------------------------------------
+have() { command -v "$1" >/dev/null 2>&1; }
+NVCC=${CUDACXX:-}
+[ -z "$NVCC" ] && have nvcc && NVCC=$(command -v nvcc)
+[ -z "$NVCC" ] && [ -x /usr/local/cuda/bin/nvcc ] && NVCC=/usr/local/cuda/bin/nvcc
+say "tools: cmake=$(have cmake && cmake --version | head -1 | awk '{print $3}' || echo MISSING)" \
+  "c++=$(have c++ && echo yes || (have g++ && echo yes) || echo MISSING)" \
+  "nvcc=${NVCC:-MISSING}" "ninja=$(have ninja && echo yes || echo no)" \
+  "make=$(have make && echo yes || echo no)"
+GPU="no"
+if have nvidia-smi && nvidia-smi -L >"$OUT/nvidia-smi.log" 2>&1; then
+  GPU="yes"
+  nvidia-smi >>"$OUT/nvidia-smi.log" 2>&1
+  say "gpu: $(head -1 "$OUT/nvidia-smi.log")"
+else
+  say "gpu: none found by nvidia-smi (tests and perftests will report SKIPPED)"
+fi
+FABRIC="no"
+have pkg-config && pkg-config --exists libfabric && FABRIC="yes ($(pkg-config --modversion libfabric))"
+GTEST="no"
+for d in /usr/lib/x86_64-linux-gnu/cmake/GTest /usr/lib/cmake/GTest /usr/local/lib/cmake/GTest \
+  /usr/lib64/cmake/GTest /usr/lib/aarch64-linux-gnu/cmake/GTest; do
+  [ -d "$d" ] && GTEST="yes"
+done
+say "libraries: libfabric=$FABRIC gtest=$GTEST"
+
+if ! have cmake || [ -z "$NVCC" ]; then
+  say "RESULT: cannot build: $(have cmake || echo 'cmake is missing ')$([ -z "$NVCC" ] && echo 'nvcc is missing')"
+  exit 1
+fi
+if [ "$FABRIC" = "no" ]; then
+  say "RESULT: cannot build: libgshmem needs libfabric headers and library (libfabric-dev)"
+  exit 1
+fi
+
+MPS_STARTED=0
+if [ "${GSHMEM_RUN_ALL_MPS:-0}" = 1 ] && [ "$GPU" = yes ] && have nvidia-cuda-mps-control; then
+  export CUDA_MPS_PIPE_DIRECTORY=$OUT/mps/pipe CUDA_MPS_LOG_DIRECTORY=$OUT/mps/log
+  mkdir -p "$CUDA_MPS_PIPE_DIRECTORY" "$CUDA_MPS_LOG_DIRECTORY"
+  if nvidia-cuda-mps-control -d >"$OUT/mps.log" 2>&1; then
+    MPS_STARTED=1
+    say "mps: started a private daemon ($CUDA_MPS_PIPE_DIRECTORY)"
+  else
+    say "mps: could not start (see mps.log); kernels of the PEs time-slice"
+  fi
+else
+  say "mps: off (kernels of the 2 PE processes time-slice the GPU; ping-pong and barrier" \
+    "latencies then measure the time slice, not gshmem)"
+fi
+stop_mps() { [ $MPS_STARTED = 1 ] && echo quit | nvidia-cuda-mps-control >/dev/null 2>&1; }
+trap stop_mps EXIT
+
+# ---- Configure and build -----------------------------------------------------------------------
+GEN=()
+have ninja && [ ! -f "$BUILD/Makefile" ] && GEN=(-G Ninja)
+TESTS_ON=ON
+[ "$GTEST" = no ] && TESTS_ON=OFF
+step configure 90 cmake -S "$SRC" -B "$BUILD" "${GEN[@]}" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+  -DCMAKE_CUDA_ARCHITECTURES=90 -DCMAKE_CUDA_COMPILER="$NVCC" -DGSHMEM_BUILD_TESTS=$TESTS_ON \
+  -DGSHMEM_BUILD_PERFTEST=ON
+if [ $? -ne 0 ]; then
+  say "RESULT: configure failed (configure.log)"
+  exit 1
+fi
+[ "$TESTS_ON" = OFF ] && say "note: GoogleTest not found: the GPU tests are not built; perftests only"
+
+PERF_TARGETS="gshmem_dev_put_bw gshmem_dev_get_bw gshmem_dev_p_latency gshmem_dev_put_signal_ping_pong gshmem_dev_barrier_latency"
+TEST_TARGETS=""
+[ "$TESTS_ON" = ON ] && TEST_TARGETS="gpu_rma gpu_signal gpu_amo gpu_sync gpu_cxx gpu_graph gpu_badinput_test gpu_badinput_child"
+# What is small first, so a build cut short by the time limit still leaves something to run.
+# Keep going past a target that fails, so one broken program does not cost the others.
+KEEP=(-- -k)
+[ -f "$BUILD/build.ninja" ] && KEEP=(-- -k 0)
+step build_perftests 180 cmake --build "$BUILD" -j "$JOBS" --target gshmemrun gshmem_device_ring $PERF_TARGETS "${KEEP[@]}"
+# Leave about 3 minutes for running what was built.
+[ -n "$TEST_TARGETS" ] && step build_tests $((DEADLINE - 190 - $(elapsed))) \
+  cmake --build "$BUILD" -j "$JOBS" --target $TEST_TARGETS "${KEEP[@]}"
+
+# ---- GPU tests ---------------------------------------------------------------------------------
+# Run directly under gshmemrun (not through ctest) so each job's own time limit ends its PEs
+# cleanly: a PE left spinning on the GPU would spoil every later step. GSHMEM_TIMEOUT makes a
+# device wait that cannot finish trap with a message instead of hanging.
+RUN=$BUILD/gshmemrun
+export GSHMEM_TIMEOUT=30
+if [ "$TESTS_ON" = ON ]; then
+  say "## tests (2 PEs on the one GPU; logs test_*.log)"
+  for t in gpu_rma gpu_signal gpu_amo gpu_sync gpu_cxx gpu_graph gpu_badinput_test; do
+    exe=$BUILD/tests/gpu/$t
+    if [ ! -x "$exe" ]; then
+      say "test $t: NOT BUILT"
+      continue
+    fi
+    if [ $t = gpu_badinput_test ]; then
+      step "test_$t" 90 "$exe"
+    else
+      step "test_$t" 50 "$RUN" -n 2 --timeout 45 "$exe"
+    fi
+    log=$OUT/test_$t.log
+    [ -f "$log" ] || continue
+    verdict="FAILED"
+    grep -q "gshmem gpu tests: SKIPPED" "$log" && verdict="$(grep -m1 -o 'SKIPPED (.*' "$log")"
+    grep -q "^\[  PASSED  \] [1-9]" "$log" && ! grep -q "^\[  FAILED  \]" "$log" && verdict="PASSED"
+    say "test $t: $verdict $(grep -m1 -o '[0-9]* tests\? from [0-9]* test suites\? ran' "$log")" \
+      "$(grep -m1 -o '^\[  SKIPPED \] [0-9]* tests\?' "$log")"
+    grep -h "^\[  FAILED  \] [A-Z]" "$log" | sort -u | head -8 | sed 's/^/    /' | tee -a "$SUMMARY"
+  done
+  grep -h -m1 "gpu tests: seed" "$OUT"/test_*.log 2>/dev/null | head -1 | tee -a "$SUMMARY"
+fi
+
+# ---- Device perftests -----------------------------------------------------------------------------
+perf() {  # perf LOGNAME PROGRAM ARGS...
+  local name=$1 prog=$2
+  shift 2
+  for dir in perftest/device device; do
+    [ ! -x "$BUILD/$prog" ] && [ -x "$BUILD/$dir/$prog" ] && prog=$dir/$prog
+  done
+  if [ ! -x "$BUILD/$prog" ]; then
+    say "step $name: NOT BUILT"
+    return 1
+  fi
+  step "$name" 40 "$RUN" -n 2 --timeout 35 "$BUILD/$prog" "$@"
+}
+perf example_device_ring gshmem_device_ring
+perf dev_put_bw_block gshmem_dev_put_bw --scope block -b 8 -e 64M -n 20 -w 3
+perf dev_put_bw_warp gshmem_dev_put_bw --scope warp -b 1K -e 64M -n 20 -w 3
+perf dev_get_bw_block gshmem_dev_get_bw --scope block -b 1K -e 64M -n 20 -w 3
+perf dev_p_latency gshmem_dev_p_latency -n 2000 -w 100
+perf dev_put_signal_ping_pong gshmem_dev_put_signal_ping_pong --scope block -b 8 -e 64K -n 50 -w 5
+perf dev_barrier_latency_thread gshmem_dev_barrier_latency --scope thread -n 200 -w 10
+perf dev_barrier_latency_block gshmem_dev_barrier_latency --scope block -n 200 -w 10
+
+say "## perftest key rows"
+for f in dev_put_bw_block dev_put_bw_warp dev_get_bw_block; do
+  [ -f "$OUT/$f.log" ] || continue
+  grep -h -E "SKIPPED|FAILED" "$OUT/$f.log" | head -2 | sed "s/^/$f: /" | tee -a "$SUMMARY"
+  grep -h -E "^(1048576|67108864) " "$OUT/$f.log" | sed "s/^/$f: /" | tee -a "$SUMMARY"
+  grep -h -E "/memcpy at" "$OUT/$f.log" | sed "s/^/$f: /" | tee -a "$SUMMARY"
+done
+for f in dev_p_latency dev_put_signal_ping_pong dev_barrier_latency_thread dev_barrier_latency_block \
+  example_device_ring; do
+  [ -f "$OUT/$f.log" ] || continue
+  grep -h -E "SKIPPED|FAILED|OK" "$OUT/$f.log" | head -2 | sed "s/^/$f: /" | tee -a "$SUMMARY"
+  grep -h -E "^(0|8|4096|65536) " "$OUT/$f.log" | sed "s/^/$f: /" | tee -a "$SUMMARY"
+done
+say "total: $(elapsed)s"
