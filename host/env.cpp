@@ -30,6 +30,10 @@ const std::vector<EnvSpec> kRegistry = {
      "application made current before gshmem_init, else the PE's index on its node modulo the "
      "device count (several PEs may share a GPU).",
      false},
+    {"GSHMEM_DEVICE_CHECKS", EnvKind::Bool, "0", nullptr,
+     "Device-side calls validate PE, address, size and operators and trap with a message naming "
+     "the call (a debug mode; host calls always validate).",
+     false},
     {"GSHMEM_STATIC_DATA", EnvKind::Bool, "1", nullptr,
      "Make the program's global and static variables symmetric (remote targets of RMA and "
      "atomics, as OpenSHMEM allows) by remapping its data segment onto shareable memory.",

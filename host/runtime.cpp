@@ -262,6 +262,8 @@ void Runtime::build_context() {
   // Each PE keeps one thread busy (its proxy thread sleeps unless the PE computes).
   bool oversubscribed = int(mesh_->local_pes().size()) > cpus_available();
   ctx_.flags = oversubscribed ? uint32_t(kCtxOversubscribed) : 0u;
+  // Host calls always validate; the flag asks kernels to (the device copy keeps the flags).
+  if (env.flag("GSHMEM_DEVICE_CHECKS")) ctx_.flags |= uint32_t(kCtxChecks);
   int64_t spins = env.integer("GSHMEM_SPIN_BEFORE_YIELD");
   // Our own PEs outnumber the cores: a waiting PE must give its core to the PE it waits for at
   // once. Otherwise spin for milliseconds: yielding early costs a whole time slice whenever
