@@ -214,6 +214,17 @@ barrier_ratio=$(ratio "$(value min g_barrier8 barrier_latency 0 barrier_all)" \
   "$(value min g_barrier_latency barrier_latency 0 barrier_all)")
 check "put_bw / single-thread memcpy at 1 MiB" "$copy_ratio" ">=" 0.9 || missed=1
 check "gshmem barrier_all 8 PEs / 2 PEs on $cores cores" "$barrier_ratio" "<=" 10 || missed=1
+# What no algorithm can beat there: each core must run each of its 8/cores PEs once per barrier.
+handoff=$build/perftest/baselines/gshmem_sched_handoff
+if [[ -x $handoff ]]; then
+  per_core=$(( (8 + cores - 1) / cores ))
+  line=$("$handoff" "$per_core")
+  us=$(awk '{print $(NF-3)}' <<< "$line")
+  floor=$(awk -v u="$us" -v k="$per_core" 'BEGIN { printf "%.4g", u * k }')
+  echo "# $line"
+  echo "# scheduling floor of an 8-PE barrier on $cores cores: $per_core hand-offs = $floor us" \
+       "($(ratio "$floor" "$(value min g_barrier_latency barrier_latency 0 barrier_all)")x the 2-PE barrier)"
+fi
 
 }
 
