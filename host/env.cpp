@@ -49,7 +49,8 @@ const std::vector<EnvSpec> kRegistry = {
     // Bootstrap
     {"GSHMEM_BOOTSTRAP", EnvKind::Choice, "auto", "auto|launcher|pmix|uid|single",
      "How PEs find each other: gshmemrun's socket, PMIx (mpirun, srun --mpi=pmix), a unique-id "
-     "TCP rendezvous (torchrun-style), or a single PE. auto picks launcher, then PMIx, then single.",
+     "TCP rendezvous (torchrun-style), or a single PE. auto picks launcher, then PMIx, then "
+     "single.",
      false},
     {"GSHMEM_BOOTSTRAP_TIMEOUT", EnvKind::Seconds, "120", nullptr,
      "Seconds a bootstrap step (init, malloc agreement, finalize) may wait for the other PEs.",
@@ -178,12 +179,18 @@ bool in_choices(const char* choices, std::string_view value) {
 
 const char* expected_form(const EnvSpec& spec) {
   switch (spec.kind) {
-    case EnvKind::Bool: return "0 or 1";
-    case EnvKind::Int: return "an integer";
-    case EnvKind::Size: return "a size such as 4096, 512M or 2G";
-    case EnvKind::Seconds: return "seconds, such as 30 or 0.5";
-    case EnvKind::Choice: return spec.choices;
-    case EnvKind::String: return "a string";
+    case EnvKind::Bool:
+      return "0 or 1";
+    case EnvKind::Int:
+      return "an integer";
+    case EnvKind::Size:
+      return "a size such as 4096, 512M or 2G";
+    case EnvKind::Seconds:
+      return "seconds, such as 30 or 0.5";
+    case EnvKind::Choice:
+      return spec.choices;
+    case EnvKind::String:
+      return "a string";
   }
   return "a value";
 }
@@ -194,19 +201,27 @@ bool valid(const EnvSpec& spec, std::string_view value) {
   double d;
   bool b;
   switch (spec.kind) {
-    case EnvKind::Bool: return parse_bool(value, &b);
-    case EnvKind::Int: return parse_int(value, &i);
-    case EnvKind::Size: return Env::parse_size(value, &u);
-    case EnvKind::Seconds: return Env::parse_seconds(value, &d);
-    case EnvKind::Choice: return in_choices(spec.choices, value);
-    case EnvKind::String: return true;
+    case EnvKind::Bool:
+      return parse_bool(value, &b);
+    case EnvKind::Int:
+      return parse_int(value, &i);
+    case EnvKind::Size:
+      return Env::parse_size(value, &u);
+    case EnvKind::Seconds:
+      return Env::parse_seconds(value, &d);
+    case EnvKind::Choice:
+      return in_choices(spec.choices, value);
+    case EnvKind::String:
+      return true;
   }
   return false;
 }
 
 }  // namespace
 
-const std::vector<EnvSpec>& Env::registry() { return kRegistry; }
+const std::vector<EnvSpec>& Env::registry() {
+  return kRegistry;
+}
 
 bool Env::parse_size(std::string_view text, uint64_t* bytes) {
   std::string s(trim(text));

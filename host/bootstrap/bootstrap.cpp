@@ -83,7 +83,9 @@ class SingleBootstrap : public Bootstrap {
 
 }  // namespace
 
-std::unique_ptr<Bootstrap> make_single_bootstrap() { return std::make_unique<SingleBootstrap>(); }
+std::unique_ptr<Bootstrap> make_single_bootstrap() {
+  return std::make_unique<SingleBootstrap>();
+}
 
 // ---- gshmemrun ------------------------------------------------------------------------------
 
@@ -103,9 +105,8 @@ std::unique_ptr<Bootstrap> make_launcher_bootstrap(const BootstrapOptions& o) {
                 "cannot reach gshmemrun's socket (" + std::string(strerror(errno)) +
                     "); is this PE in another network namespace than its launcher?");
   }
-  return std::make_unique<star::Client>(std::move(fd), pe, npes,
-                                        env.str("GSHMEM_LAUNCHER_SECRET"), o.abort, o.timeout_s,
-                                        "gshmemrun", "launcher");
+  return std::make_unique<star::Client>(std::move(fd), pe, npes, env.str("GSHMEM_LAUNCHER_SECRET"),
+                                        o.abort, o.timeout_s, "gshmemrun", "launcher");
 }
 
 // ---- Selection ------------------------------------------------------------------------------

@@ -14,11 +14,16 @@ namespace {
 
 const char* op_name(SymmetricHeap::Op op) {
   switch (op) {
-    case SymmetricHeap::Op::Malloc: return "gshmem_malloc";
-    case SymmetricHeap::Op::Calloc: return "gshmem_calloc";
-    case SymmetricHeap::Op::Align: return "gshmem_align";
-    case SymmetricHeap::Op::Realloc: return "gshmem_realloc";
-    case SymmetricHeap::Op::Free: return "gshmem_free";
+    case SymmetricHeap::Op::Malloc:
+      return "gshmem_malloc";
+    case SymmetricHeap::Op::Calloc:
+      return "gshmem_calloc";
+    case SymmetricHeap::Op::Align:
+      return "gshmem_align";
+    case SymmetricHeap::Op::Realloc:
+      return "gshmem_realloc";
+    case SymmetricHeap::Op::Free:
+      return "gshmem_free";
   }
   return "?";
 }
@@ -27,10 +32,14 @@ std::string describe(uint32_t op, uint64_t bytes, uint64_t align, uint64_t old) 
   auto o = SymmetricHeap::Op(op);
   std::string s = op_name(o);
   switch (o) {
-    case SymmetricHeap::Op::Free: return s + "(heap offset " + std::to_string(old) + ")";
-    case SymmetricHeap::Op::Realloc: return s + "(heap offset " + std::to_string(old) + ", " + std::to_string(bytes) + " bytes)";
-    case SymmetricHeap::Op::Align: return s + "(" + std::to_string(align) + ", " + std::to_string(bytes) + " bytes)";
-    default: return s + "(" + std::to_string(bytes) + " bytes)";
+    case SymmetricHeap::Op::Free:
+      return s + "(heap offset " + std::to_string(old) + ")";
+    case SymmetricHeap::Op::Realloc:
+      return s + "(heap offset " + std::to_string(old) + ", " + std::to_string(bytes) + " bytes)";
+    case SymmetricHeap::Op::Align:
+      return s + "(" + std::to_string(align) + ", " + std::to_string(bytes) + " bytes)";
+    default:
+      return s + "(" + std::to_string(bytes) + " bytes)";
   }
 }
 

@@ -16,7 +16,8 @@ namespace {
 
 void usage(FILE* f) {
   std::fprintf(f,
-               "usage: gshmem-info [--env] [--topology [xml:FILE|synthetic:DESC]] [--local-pes N] [--plan SPEC]\n"
+               "usage: gshmem-info [--env] [--topology [xml:FILE|synthetic:DESC]] [--local-pes N] "
+               "[--plan SPEC]\n"
                "                   [--fabric [PROVIDER]] [--all]\n"
                "  --env         every GSHMEM_ variable, its value and where it came from\n"
                "  --topology    what hwloc sees (this machine, or an XML/synthetic description)\n"

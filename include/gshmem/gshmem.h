@@ -68,62 +68,62 @@ void gshmem_getmem(void* dest, const void* source, size_t bytes, int pe);
 void gshmem_getmem_nbi(void* dest, const void* source, size_t bytes, int pe);
 
 #define GSHMEM_DECL_RMA(NAME, T)                                                                   \
-  void gshmem_##NAME##_put(T* dest, const T* source, size_t nelems, int pe);                      \
-  void gshmem_##NAME##_put_nbi(T* dest, const T* source, size_t nelems, int pe);                  \
-  void gshmem_##NAME##_get(T* dest, const T* source, size_t nelems, int pe);                      \
-  void gshmem_##NAME##_get_nbi(T* dest, const T* source, size_t nelems, int pe);                  \
-  void gshmem_##NAME##_p(T* dest, T value, int pe);                                               \
-  T gshmem_##NAME##_g(const T* source, int pe);                                                   \
+  void gshmem_##NAME##_put(T* dest, const T* source, size_t nelems, int pe);                       \
+  void gshmem_##NAME##_put_nbi(T* dest, const T* source, size_t nelems, int pe);                   \
+  void gshmem_##NAME##_get(T* dest, const T* source, size_t nelems, int pe);                       \
+  void gshmem_##NAME##_get_nbi(T* dest, const T* source, size_t nelems, int pe);                   \
+  void gshmem_##NAME##_p(T* dest, T value, int pe);                                                \
+  T gshmem_##NAME##_g(const T* source, int pe);                                                    \
   void gshmem_##NAME##_iput(T* dest, const T* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, \
-                            int pe);                                                              \
+                            int pe);                                                               \
   void gshmem_##NAME##_iget(T* dest, const T* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, \
-                            int pe);                                                              \
-  void gshmem_##NAME##_put_signal(T* dest, const T* source, size_t nelems, uint64_t* sig_addr,    \
-                                  uint64_t signal, int sig_op, int pe);                           \
+                            int pe);                                                               \
+  void gshmem_##NAME##_put_signal(T* dest, const T* source, size_t nelems, uint64_t* sig_addr,     \
+                                  uint64_t signal, int sig_op, int pe);                            \
   void gshmem_##NAME##_put_signal_nbi(T* dest, const T* source, size_t nelems, uint64_t* sig_addr, \
                                       uint64_t signal, int sig_op, int pe);
 GSHMEM_FOR_RMA_TYPES(GSHMEM_DECL_RMA)
 #undef GSHMEM_DECL_RMA
 
-#define GSHMEM_DECL_SIZED(BITS)                                                                    \
-  void gshmem_put##BITS(void* dest, const void* source, size_t nelems, int pe);                   \
-  void gshmem_put##BITS##_nbi(void* dest, const void* source, size_t nelems, int pe);             \
-  void gshmem_get##BITS(void* dest, const void* source, size_t nelems, int pe);                   \
-  void gshmem_get##BITS##_nbi(void* dest, const void* source, size_t nelems, int pe);             \
-  void gshmem_iput##BITS(void* dest, const void* source, ptrdiff_t dst, ptrdiff_t sst,            \
-                         size_t nelems, int pe);                                                  \
-  void gshmem_iget##BITS(void* dest, const void* source, ptrdiff_t dst, ptrdiff_t sst,            \
+#define GSHMEM_DECL_SIZED(BITS)                                                        \
+  void gshmem_put##BITS(void* dest, const void* source, size_t nelems, int pe);        \
+  void gshmem_put##BITS##_nbi(void* dest, const void* source, size_t nelems, int pe);  \
+  void gshmem_get##BITS(void* dest, const void* source, size_t nelems, int pe);        \
+  void gshmem_get##BITS##_nbi(void* dest, const void* source, size_t nelems, int pe);  \
+  void gshmem_iput##BITS(void* dest, const void* source, ptrdiff_t dst, ptrdiff_t sst, \
+                         size_t nelems, int pe);                                       \
+  void gshmem_iget##BITS(void* dest, const void* source, ptrdiff_t dst, ptrdiff_t sst, \
                          size_t nelems, int pe);
 GSHMEM_FOR_SIZES(GSHMEM_DECL_SIZED)
 #undef GSHMEM_DECL_SIZED
 
 /* ---- Atomics (relaxed; order them with fence or quiet) --------------------------------------- */
 
-#define GSHMEM_DECL_AMO(NAME, T)                                                                   \
-  T gshmem_##NAME##_atomic_fetch(const T* source, int pe);                                        \
-  void gshmem_##NAME##_atomic_set(T* dest, T value, int pe);                                      \
-  T gshmem_##NAME##_atomic_swap(T* dest, T value, int pe);                                        \
-  T gshmem_##NAME##_atomic_compare_swap(T* dest, T cond, T value, int pe);                        \
-  T gshmem_##NAME##_atomic_fetch_inc(T* dest, int pe);                                            \
-  void gshmem_##NAME##_atomic_inc(T* dest, int pe);                                               \
-  T gshmem_##NAME##_atomic_fetch_add(T* dest, T value, int pe);                                   \
+#define GSHMEM_DECL_AMO(NAME, T)                                           \
+  T gshmem_##NAME##_atomic_fetch(const T* source, int pe);                 \
+  void gshmem_##NAME##_atomic_set(T* dest, T value, int pe);               \
+  T gshmem_##NAME##_atomic_swap(T* dest, T value, int pe);                 \
+  T gshmem_##NAME##_atomic_compare_swap(T* dest, T cond, T value, int pe); \
+  T gshmem_##NAME##_atomic_fetch_inc(T* dest, int pe);                     \
+  void gshmem_##NAME##_atomic_inc(T* dest, int pe);                        \
+  T gshmem_##NAME##_atomic_fetch_add(T* dest, T value, int pe);            \
   void gshmem_##NAME##_atomic_add(T* dest, T value, int pe);
 GSHMEM_FOR_AMO_TYPES(GSHMEM_DECL_AMO)
 #undef GSHMEM_DECL_AMO
 
-#define GSHMEM_DECL_AMO_BITWISE(NAME, T)                                                           \
-  T gshmem_##NAME##_atomic_fetch_and(T* dest, T value, int pe);                                   \
-  void gshmem_##NAME##_atomic_and(T* dest, T value, int pe);                                      \
-  T gshmem_##NAME##_atomic_fetch_or(T* dest, T value, int pe);                                    \
-  void gshmem_##NAME##_atomic_or(T* dest, T value, int pe);                                       \
-  T gshmem_##NAME##_atomic_fetch_xor(T* dest, T value, int pe);                                   \
+#define GSHMEM_DECL_AMO_BITWISE(NAME, T)                        \
+  T gshmem_##NAME##_atomic_fetch_and(T* dest, T value, int pe); \
+  void gshmem_##NAME##_atomic_and(T* dest, T value, int pe);    \
+  T gshmem_##NAME##_atomic_fetch_or(T* dest, T value, int pe);  \
+  void gshmem_##NAME##_atomic_or(T* dest, T value, int pe);     \
+  T gshmem_##NAME##_atomic_fetch_xor(T* dest, T value, int pe); \
   void gshmem_##NAME##_atomic_xor(T* dest, T value, int pe);
 GSHMEM_FOR_AMO_BITWISE_TYPES(GSHMEM_DECL_AMO_BITWISE)
 #undef GSHMEM_DECL_AMO_BITWISE
 
-#define GSHMEM_DECL_AMO_EXTENDED(NAME, T)                                                          \
-  T gshmem_##NAME##_atomic_fetch(const T* source, int pe);                                        \
-  void gshmem_##NAME##_atomic_set(T* dest, T value, int pe);                                      \
+#define GSHMEM_DECL_AMO_EXTENDED(NAME, T)                    \
+  T gshmem_##NAME##_atomic_fetch(const T* source, int pe);   \
+  void gshmem_##NAME##_atomic_set(T* dest, T value, int pe); \
   T gshmem_##NAME##_atomic_swap(T* dest, T value, int pe);
 GSHMEM_FOR_AMO_EXTENDED_TYPES(GSHMEM_DECL_AMO_EXTENDED)
 #undef GSHMEM_DECL_AMO_EXTENDED
@@ -141,7 +141,7 @@ uint64_t gshmem_signal_wait_until(uint64_t* sig_addr, int cmp, uint64_t cmp_valu
 
 /* ---- Point-to-point synchronisation ---------------------------------------------------------- */
 
-#define GSHMEM_DECL_WAIT(NAME, T)                                                                  \
+#define GSHMEM_DECL_WAIT(NAME, T)                                                                 \
   void gshmem_##NAME##_wait_until(T* ivar, int cmp, T cmp_value);                                 \
   void gshmem_##NAME##_wait_until_all(T* ivars, size_t nelems, const int* status, int cmp,        \
                                       T cmp_value);                                               \
@@ -219,9 +219,8 @@ void gshmemx_register_context_hook(void (*hook)(const void* ctx, size_t bytes));
  *   one-thread wait kernel). */
 int gshmem_putmem_on_stream(void* dest, const void* source, size_t bytes, int pe, void* stream);
 int gshmem_getmem_on_stream(void* dest, const void* source, size_t bytes, int pe, void* stream);
-int gshmem_putmem_signal_on_stream(void* dest, const void* source, size_t bytes,
-                                   uint64_t* sig_addr, uint64_t signal, int sig_op, int pe,
-                                   void* stream);
+int gshmem_putmem_signal_on_stream(void* dest, const void* source, size_t bytes, uint64_t* sig_addr,
+                                   uint64_t signal, int sig_op, int pe, void* stream);
 int gshmem_signal_op_on_stream(uint64_t* sig_addr, uint64_t signal, int sig_op, int pe,
                                void* stream);
 int gshmem_signal_wait_until_on_stream(uint64_t* sig_addr, int cmp, uint64_t cmp_value,

@@ -36,6 +36,7 @@ int main(int argc, char** argv) {
   for (int i = 0; i < n; ++i) wait(NULL);
   clock_gettime(CLOCK_MONOTONIC, &b);
   double ns = (b.tv_sec - a.tv_sec) * 1e9 + (b.tv_nsec - a.tv_nsec);
-  printf("sched_handoff: %d processes on one core: %.3f us per hand-off\n", n, ns / 1e3 / (iters * n));
+  printf("sched_handoff: %d processes on one core: %.3f us per hand-off\n", n,
+         ns / 1e3 / (iters * n));
   return 0;
 }

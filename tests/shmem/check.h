@@ -10,8 +10,8 @@
 
 static void check_failed(const char* file, int line, const char* what, long double got,
                          long double want) {
-  fprintf(stderr, "PE %d: %s:%d: CHECK(%s) failed: got %.21Lg, want %.21Lg\n", shmem_my_pe(),
-          file, line, what, got, want);
+  fprintf(stderr, "PE %d: %s:%d: CHECK(%s) failed: got %.21Lg, want %.21Lg\n", shmem_my_pe(), file,
+          line, what, got, want);
   fflush(stderr);
   shmem_global_exit(1);
 }

@@ -77,12 +77,18 @@ FabricDescription describe_info(const fi_info* i, bool atomics) {
 
 fi_datatype fi_type(detail::AmoType t) {
   switch (t) {
-    case detail::AmoType::I32: return FI_INT32;
-    case detail::AmoType::U32: return FI_UINT32;
-    case detail::AmoType::I64: return FI_INT64;
-    case detail::AmoType::U64: return FI_UINT64;
-    case detail::AmoType::F32: return FI_FLOAT;
-    case detail::AmoType::F64: return FI_DOUBLE;
+    case detail::AmoType::I32:
+      return FI_INT32;
+    case detail::AmoType::U32:
+      return FI_UINT32;
+    case detail::AmoType::I64:
+      return FI_INT64;
+    case detail::AmoType::U64:
+      return FI_UINT64;
+    case detail::AmoType::F32:
+      return FI_FLOAT;
+    case detail::AmoType::F64:
+      return FI_DOUBLE;
   }
   return FI_UINT64;
 }
@@ -96,20 +102,32 @@ struct FiOp {
 
 FiOp fi_op_of(AmoOp op) {
   switch (op) {
-    case AmoOp::Fetch: return {FI_ATOMIC_READ, Form::Fetch};
-    case AmoOp::Set: return {FI_ATOMIC_WRITE, Form::Plain};
-    case AmoOp::Swap: return {FI_ATOMIC_WRITE, Form::Fetch};
-    case AmoOp::CompareSwap: return {FI_CSWAP, Form::Compare};
+    case AmoOp::Fetch:
+      return {FI_ATOMIC_READ, Form::Fetch};
+    case AmoOp::Set:
+      return {FI_ATOMIC_WRITE, Form::Plain};
+    case AmoOp::Swap:
+      return {FI_ATOMIC_WRITE, Form::Fetch};
+    case AmoOp::CompareSwap:
+      return {FI_CSWAP, Form::Compare};
     case AmoOp::FetchAdd:
-    case AmoOp::FetchInc: return {FI_SUM, Form::Fetch};
+    case AmoOp::FetchInc:
+      return {FI_SUM, Form::Fetch};
     case AmoOp::Add:
-    case AmoOp::Inc: return {FI_SUM, Form::Plain};
-    case AmoOp::FetchAnd: return {FI_BAND, Form::Fetch};
-    case AmoOp::And: return {FI_BAND, Form::Plain};
-    case AmoOp::FetchOr: return {FI_BOR, Form::Fetch};
-    case AmoOp::Or: return {FI_BOR, Form::Plain};
-    case AmoOp::FetchXor: return {FI_BXOR, Form::Fetch};
-    case AmoOp::Xor: return {FI_BXOR, Form::Plain};
+    case AmoOp::Inc:
+      return {FI_SUM, Form::Plain};
+    case AmoOp::FetchAnd:
+      return {FI_BAND, Form::Fetch};
+    case AmoOp::And:
+      return {FI_BAND, Form::Plain};
+    case AmoOp::FetchOr:
+      return {FI_BOR, Form::Fetch};
+    case AmoOp::Or:
+      return {FI_BOR, Form::Plain};
+    case AmoOp::FetchXor:
+      return {FI_BXOR, Form::Fetch};
+    case AmoOp::Xor:
+      return {FI_BXOR, Form::Plain};
   }
   return {FI_SUM, Form::Plain};
 }
@@ -303,9 +321,12 @@ bool Fabric::native_atomic(detail::AmoType type, AmoOp op) const {
   size_t count = 0;
   fi_datatype dt = fi_type(type);
   switch (f.form) {
-    case Form::Plain: return fi_atomicvalid(ep_, dt, f.op, &count) == 0;
-    case Form::Fetch: return fi_fetch_atomicvalid(ep_, dt, f.op, &count) == 0;
-    case Form::Compare: return fi_compare_atomicvalid(ep_, dt, f.op, &count) == 0;
+    case Form::Plain:
+      return fi_atomicvalid(ep_, dt, f.op, &count) == 0;
+    case Form::Fetch:
+      return fi_fetch_atomicvalid(ep_, dt, f.op, &count) == 0;
+    case Form::Compare:
+      return fi_compare_atomicvalid(ep_, dt, f.op, &count) == 0;
   }
   return false;
 }

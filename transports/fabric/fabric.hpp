@@ -27,9 +27,9 @@
 namespace gshmem {
 
 struct FabricOptions {
-  std::string provider;  // "auto", or a libfabric provider name such as "tcp;ofi_rxm"
-  std::string nic;       // domain to use (e.g. "eth0"): an error when the provider lacks it
-  std::string nic_hint;  // topology's choice (an OS NIC name): used when a domain matches
+  std::string provider;         // "auto", or a libfabric provider name such as "tcp;ofi_rxm"
+  std::string nic;              // domain to use (e.g. "eth0"): an error when the provider lacks it
+  std::string nic_hint;         // topology's choice (an OS NIC name): used when a domain matches
   bool force_mr_local = false;  // behave as if the provider required FI_MR_LOCAL (tests)
   bool inject_reorder = false;  // fault injection: post held operations in random order
   bool inject_delay = false;    // fault injection: hold posts and completions for a while

@@ -20,7 +20,7 @@ std::string node_key() {
   if (!id.empty()) return "id:" + id;
   std::string boot;
   std::ifstream("/proc/sys/kernel/random/boot_id") >> boot;
-  struct stat st{};
+  struct stat st {};
   ::stat("/proc/self/ns/net", &st);
   return "boot:" + boot + ":netns:" + std::to_string(st.st_ino);
 }
@@ -88,9 +88,9 @@ NodeMesh::NodeMesh(Bootstrap& boot, const std::string& job_secret) : my_pe_(boot
     if (pe <= my_pe_) continue;
     sock::Fd fd = sock::connect_abstract(name(pe));
     if (!fd || !sock::write_all(fd.get(), &hello, sizeof hello)) {
-      throw Error(GSHMEM_ERROR_TRANSPORT, "gshmem_init", "",
-                  "cannot connect to PE " + std::to_string(pe) + " on this node: " +
-                      strerror(errno));
+      throw Error(
+          GSHMEM_ERROR_TRANSPORT, "gshmem_init", "",
+          "cannot connect to PE " + std::to_string(pe) + " on this node: " + strerror(errno));
     }
     links_[size_t(pe)] = std::move(fd);
   }

@@ -65,7 +65,8 @@ uint64_t ChannelHost::oldest_unread() {
   while (!unread_.empty()) {
     uint64_t t = *unread_.begin();
     // The producer clears the tag once it has read the value (channel_call).
-    if (detail::atomic_ref<uint64_t>(returns_[t & device_->mask].tag).load(detail::acquire) == t + 1) {
+    if (detail::atomic_ref<uint64_t>(returns_[t & device_->mask].tag).load(detail::acquire) ==
+        t + 1) {
       return t;
     }
     unread_.erase(unread_.begin());

@@ -34,25 +34,35 @@ uint64_t apply_typed(void* p, AmoOp op, uint64_t v, uint64_t c) {
   T* t = static_cast<T*>(p);
   T val = from_bits<T>(v), cnd = from_bits<T>(c);
   switch (op) {
-    case AmoOp::Fetch: return to_bits(amo_apply<AmoOp::Fetch>(t, val, cnd));
-    case AmoOp::Set: return to_bits(amo_apply<AmoOp::Set>(t, val, cnd));
-    case AmoOp::Swap: return to_bits(amo_apply<AmoOp::Swap>(t, val, cnd));
-    default: break;
+    case AmoOp::Fetch:
+      return to_bits(amo_apply<AmoOp::Fetch>(t, val, cnd));
+    case AmoOp::Set:
+      return to_bits(amo_apply<AmoOp::Set>(t, val, cnd));
+    case AmoOp::Swap:
+      return to_bits(amo_apply<AmoOp::Swap>(t, val, cnd));
+    default:
+      break;
   }
   if constexpr (std::is_integral_v<T>) {
     switch (op) {
-      case AmoOp::CompareSwap: return to_bits(amo_apply<AmoOp::CompareSwap>(t, val, cnd));
+      case AmoOp::CompareSwap:
+        return to_bits(amo_apply<AmoOp::CompareSwap>(t, val, cnd));
       case AmoOp::FetchAdd:
       case AmoOp::Add:
       case AmoOp::FetchInc:
-      case AmoOp::Inc: return to_bits(amo_apply<AmoOp::FetchAdd>(t, val, cnd));
+      case AmoOp::Inc:
+        return to_bits(amo_apply<AmoOp::FetchAdd>(t, val, cnd));
       case AmoOp::FetchAnd:
-      case AmoOp::And: return to_bits(amo_apply<AmoOp::FetchAnd>(t, val, cnd));
+      case AmoOp::And:
+        return to_bits(amo_apply<AmoOp::FetchAnd>(t, val, cnd));
       case AmoOp::FetchOr:
-      case AmoOp::Or: return to_bits(amo_apply<AmoOp::FetchOr>(t, val, cnd));
+      case AmoOp::Or:
+        return to_bits(amo_apply<AmoOp::FetchOr>(t, val, cnd));
       case AmoOp::FetchXor:
-      case AmoOp::Xor: return to_bits(amo_apply<AmoOp::FetchXor>(t, val, cnd));
-      default: break;
+      case AmoOp::Xor:
+        return to_bits(amo_apply<AmoOp::FetchXor>(t, val, cnd));
+      default:
+        break;
     }
   }
   throw Error(GSHMEM_ERROR_INTERNAL, "proxy", "", "an atomic operation the type does not have");
@@ -62,12 +72,18 @@ uint64_t apply_typed(void* p, AmoOp op, uint64_t v, uint64_t c) {
 // respect to same-node peers' mapped atomics on the same word.
 uint64_t apply_amo(void* p, detail::AmoType type, AmoOp op, uint64_t v, uint64_t c) {
   switch (type) {
-    case detail::AmoType::I32: return apply_typed<int32_t>(p, op, v, c);
-    case detail::AmoType::U32: return apply_typed<uint32_t>(p, op, v, c);
-    case detail::AmoType::I64: return apply_typed<int64_t>(p, op, v, c);
-    case detail::AmoType::U64: return apply_typed<uint64_t>(p, op, v, c);
-    case detail::AmoType::F32: return apply_typed<float>(p, op, v, c);
-    case detail::AmoType::F64: return apply_typed<double>(p, op, v, c);
+    case detail::AmoType::I32:
+      return apply_typed<int32_t>(p, op, v, c);
+    case detail::AmoType::U32:
+      return apply_typed<uint32_t>(p, op, v, c);
+    case detail::AmoType::I64:
+      return apply_typed<int64_t>(p, op, v, c);
+    case detail::AmoType::U64:
+      return apply_typed<uint64_t>(p, op, v, c);
+    case detail::AmoType::F32:
+      return apply_typed<float>(p, op, v, c);
+    case detail::AmoType::F64:
+      return apply_typed<double>(p, op, v, c);
   }
   return 0;
 }
@@ -98,8 +114,8 @@ struct Proxy::Op {
   fi_context2 ctx;  // first: the provider's scratch, and how completions find the op
   Request* req;     // nullptr for the proxy's own messages
   enum Kind : uint8_t { Transfer, Send, Recv, Reply } kind;
-  char* slot;      // bounce slot to give back
-  void* copy_to;   // a read through a bounce slot lands here
+  char* slot;     // bounce slot to give back
+  void* copy_to;  // a read through a bounce slot lands here
   size_t copy_bytes;
   Message* msg;
 };
@@ -113,17 +129,20 @@ struct Proxy::Message {
   uint64_t reserved[2];
 };
 
-
 Proxy::Proxy(ChannelHost& channel, std::vector<FabricRegion> segments, int my_pe, int n_pes,
              const ProxyOptions& options, std::function<void(const std::string&)> fail)
-    : channel_(channel), segments_(std::move(segments)), my_pe_(my_pe), options_(options),
+    : channel_(channel),
+      segments_(std::move(segments)),
+      my_pe_(my_pe),
+      options_(options),
       fail_(std::move(fail)) {
   static_assert(sizeof(Message) == 64, "one message per cache line");
   pe_outstanding_.assign(size_t(n_pes), 0);
   pe_fenced_.assign(size_t(n_pes), 0);
   arena_bytes_ = kRequests * sizeof(Request) + kSlots * kSlotBytes + kMessages * sizeof(Message);
   arena_bytes_ = (arena_bytes_ + 4095) / 4096 * 4096;
-  void* p = ::mmap(nullptr, arena_bytes_, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  void* p =
+      ::mmap(nullptr, arena_bytes_, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
   if (p == MAP_FAILED) throw Error(GSHMEM_ERROR_OUT_OF_MEMORY, "gshmem_init", "", "proxy arena");
   arena_ = static_cast<char*>(p);
   auto* requests = reinterpret_cast<Request*>(arena_);
@@ -219,7 +238,9 @@ char* Proxy::take_slot() {
   return s;
 }
 
-void Proxy::give_slot(char* slot) { free_slots_.push_back(slot); }
+void Proxy::give_slot(char* slot) {
+  free_slots_.push_back(slot);
+}
 
 Proxy::Message* Proxy::take_message() {
   while (free_messages_.empty()) drive();
@@ -422,7 +443,8 @@ void Proxy::execute(const detail::Command& c, uint64_t ticket) {
       channel_.mark_quiet_done(ticket + 1);
       channel_.give_return(ticket, 0);
       return;
-    default: break;
+    default:
+      break;
   }
   if (c.pe < 0 || size_t(c.pe) >= pe_outstanding_.size()) {
     fail_("proxy: a command for PE " + std::to_string(c.pe) + " is out of range");
@@ -431,8 +453,12 @@ void Proxy::execute(const detail::Command& c, uint64_t ticket) {
   before_issue(c.pe);
   Request* r = new_request(c.pe, ticket, c.returns != 0);
   switch (c.op) {
-    case CmdOp::Put: start_transfer(r, c, true); break;
-    case CmdOp::Get: start_transfer(r, c, false); break;
+    case CmdOp::Put:
+      start_transfer(r, c, true);
+      break;
+    case CmdOp::Get:
+      start_transfer(r, c, false);
+      break;
     case CmdOp::PutSignal:
       r->has_signal = true;
       r->sig_segment = c.amo_type;
@@ -442,14 +468,16 @@ void Proxy::execute(const detail::Command& c, uint64_t ticket) {
       start_transfer(r, c, true);
       break;
     case CmdOp::Amo:
-      start_amo(r, c.pe, c.segment, c.offset, detail::AmoType(c.amo_type), AmoOp(c.amo_op),
-                c.value, c.cond);
+      start_amo(r, c.pe, c.segment, c.offset, detail::AmoType(c.amo_type), AmoOp(c.amo_op), c.value,
+                c.cond);
       break;
     case CmdOp::Signal:
       start_amo(r, c.pe, c.segment, c.offset, detail::AmoType::U64,
                 c.amo_op == GSHMEM_SIGNAL_ADD ? AmoOp::Add : AmoOp::Set, c.value, 0);
       break;
-    default: fail_("proxy: unknown command"); break;
+    default:
+      fail_("proxy: unknown command");
+      break;
   }
   finish_op(r);  // drops the hold taken by new_request
 }

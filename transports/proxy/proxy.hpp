@@ -103,8 +103,8 @@ class Proxy {
   std::vector<Message*> free_messages_;
   std::vector<Op*> recv_ops_;
 
-  std::set<uint64_t> pending_returns_;  // tickets whose producer still waits
-  size_t outstanding_ = 0;             // requests in flight
+  std::set<uint64_t> pending_returns_;    // tickets whose producer still waits
+  size_t outstanding_ = 0;                // requests in flight
   std::vector<uint32_t> pe_outstanding_;  // by PE
   std::vector<uint8_t> pe_fenced_;        // by PE: later operations wait for earlier ones
 

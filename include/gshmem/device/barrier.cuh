@@ -22,15 +22,15 @@ namespace detail {
 struct TeamSyncWords {
   uint64_t epoch;  // barriers this PE has completed on the team; written only locally
   // The centralised barrier (see central()): at the team's first member only.
-  uint64_t arrived;   // members that have entered, over all barriers
-  uint64_t released;  // the last epoch every member has entered
+  uint64_t arrived;    // members that have entered, over all barriers
+  uint64_t released;   // the last epoch every member has entered
   uint64_t round[29];  // teams of up to 2^29 members
   // followed by team-size words of scratch for internal small allgathers (collect_words())
 };
 static_assert(sizeof(TeamSyncWords) == 256);
 
 GSHMEM_HD GSHMEM_INLINE const TeamInfo* member_team(const DeviceContext& c, gshmem_team_t team,
-                                                   Site s) {
+                                                    Site s) {
   const TeamInfo* t = nullptr;
   if (c.teams && static_cast<uint32_t>(team) < GSHMEM_MAX_TEAMS) t = &c.teams[team];
   if (!t || t->size <= 0 || t->my_index < 0) {

@@ -46,7 +46,7 @@ struct alignas(64) Command {
   uint64_t offset;  // remote offset in the segment
   uint64_t local;   // put source, get destination, fetched result
   uint64_t bytes;
-  uint64_t value;  // atomic operand, signal value
+  uint64_t value;    // atomic operand, signal value
   uint64_t cond;     // CompareSwap condition; PutSignal: the signal's offset
   uint64_t returns;  // 1: the producer waits on this ticket's return slot
 };

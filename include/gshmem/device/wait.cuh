@@ -59,7 +59,8 @@ GSHMEM_HD void wait_slow(const DeviceContext& c, Site site, Done& done) {
     }
     if (spins < c.spins_before_yield) {
       spin_pause();
-    } else if (host_backoff(c, spins, waited > last_work - start ? waited - (last_work - start) : 0)) {
+    } else if (host_backoff(c, spins,
+                            waited > last_work - start ? waited - (last_work - start) : 0)) {
       last_work = now_ns();
     }
 #endif
