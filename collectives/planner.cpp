@@ -233,13 +233,13 @@ double predict(Coll coll, Algo algo, Algo sub, const TeamShape& s, uint64_t byte
       return cost(s, w, kGrant + n - 1 + rounds(bytes, nch, chunk, 1) - 1, mem * S);
     case Coll::AllGather:
     case Coll::ReduceScatter:
-      if (algo == Algo::Direct) {
-        bool m = link_cost(s.intra).memory_bound;
-        return cost(s, s.intra, 1, m ? (2 + 2.0 / n) * S : (n - 1.0) / n * S);
+      if (algo == Algo::RecDbl) {  // log2 rounds; a step carries up to n/2 blocks of a chunk
+        const int R = log2_ceil(n);
+        const double per_step = std::max(1.0, double(chunk) / std::max(1, n / 2));
+        return cost(s, w, kGrant + R * rounds(bytes / n, nch, uint64_t(per_step), 1),
+                    mem * (n - 1.0) / n * S + (link_cost(w).memory_bound ? 2.0 * S / n : 0));
       }
-      // Plus this PE's own block, copied locally (2 bytes moved per byte on CPU PEs).
-      return cost(s, w, kGrant + (n - 1) * rounds(bytes / n, nch, chunk, 1),
-                  mem * (n - 1.0) / n * S + (link_cost(w).memory_bound ? 2.0 * S / n : 0));
+      [[fallthrough]];
     case Coll::AllToAll:
       if (algo == Algo::Direct) {
         bool m = link_cost(s.intra).memory_bound;

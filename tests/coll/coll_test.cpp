@@ -76,6 +76,32 @@ TEST(Coll, TypeOpMatrix) {
   }
 }
 
+// Every collective x algorithm (forced) x type x op, at an odd count, alternating in place and
+// symmetric buffers: every algorithm carries every element size and every operator. Across
+// nodes, the operators on two types.
+TEST(Coll, ForcedTypeOpMatrix) {
+  SCOPED_TRACE(gshmem_test::seed_note());
+  ensure_arena(1 << 20);
+  size_t k = 20000;
+  for (Coll coll : kColls) {
+    for (Algo algo : algorithms_for(coll)) {
+      ForceAlgo force(algo);
+      for (gshmem_datatype_t t : kAllTypes) {
+        for (gshmem_redop_t op : kAllOps) {
+          if (reduces(coll) ? !valid_op(t, op) : op != GSHMEM_SUM) continue;
+          if (across() && op != GSHMEM_SUM && t != GSHMEM_INT8 && t != GSHMEM_BFLOAT16) continue;
+          Case c{coll, t, op, 13};
+          c.root = root_for(++k);
+          c.in_place = (k & 1) != 0;
+          c.symmetric = (k & 2) != 0;
+          c.salt = k;
+          EXPECT_EQ(run_case(c), 0u) << gc::coll_name(coll) << " " << gc::algo_name(algo);
+        }
+      }
+    }
+  }
+}
+
 // Every algorithm that applies here, forced, over the size sweep.
 TEST(Coll, AlgorithmSweep) {
   SCOPED_TRACE(gshmem_test::seed_note());

@@ -24,7 +24,7 @@ GSHMEM_HD constexpr bool implements(Algo algo, Coll coll) {
     case Algo::Tree:
       return coll == Coll::AllReduce || coll == Coll::Reduce || coll == Coll::Broadcast;
     case Algo::RecDbl:
-      return coll == Coll::AllReduce;
+      return coll == Coll::AllReduce || coll == Coll::AllGather || coll == Coll::ReduceScatter;
     case Algo::Hier:
       return coll == Coll::AllReduce;
     case Algo::Pairwise:
@@ -83,6 +83,8 @@ GSHMEM_HD void run_channel(const Workspace& ws, Coll coll, const R& r, const Cal
     case Coll::ReduceScatter:
       if (ws.algo == Algo::Direct) {
         direct_reducescatter<G>(ws, P, r, ch, a, round);
+      } else if (ws.algo == Algo::RecDbl && bruck_fits(ws, P.n, es)) {
+        bruck_reducescatter<G>(ws, P, r, ch, a);
       } else {
         ring_reducescatter<G>(ws, P, r, ch, a);
       }
@@ -90,6 +92,8 @@ GSHMEM_HD void run_channel(const Workspace& ws, Coll coll, const R& r, const Cal
     case Coll::AllGather:
       if (ws.algo == Algo::Direct) {
         direct_gather<G>(ws, P, es, ch, a, 1, a.count, round);
+      } else if (ws.algo == Algo::RecDbl && bruck_fits(ws, P.n, es)) {
+        bruck_allgather<G>(ws, P, es, ch, a);
       } else {
         ring_allgather<G>(ws, P, es, ch, a);
       }

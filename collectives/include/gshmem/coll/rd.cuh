@@ -115,4 +115,165 @@ GSHMEM_HD void rd_allreduce(const Workspace& ws, const Peers& P, const R& r, int
                         static_cast<char*>(a.dst), cr.lo, cr.hi, E);
 }
 
+// ---- AllGather and ReduceScatter: the dissemination (Bruck) schedule ---------------------------
+//
+// ceil(log2 n) rounds for any n, where a ring takes n - 1 steps; the same bytes on the wire. A
+// PE's *window* position p names block (me + p) mod n.
+//
+// AllGather, round k = 0, 1, ... (d = 2^k, c = min(d, n - d)): a PE holds window positions
+// [0, d); it sends positions [0, c) to member me - d and receives member me + d's positions
+// [0, c), which are its own positions [d, d + c). Blocks land in dst at their final places.
+//
+// ReduceScatter is the same schedule reversed (k from the top down): a PE holds partial sums for
+// positions [0, d + c); it sends positions [d, d + c) to member me + d and adds what member
+// me - d sends into its positions [0, c). After the last round position 0, block `me`, holds
+// every member's contribution. Partials of positions other than 0 live in this PE's own pool.
+//
+// Each channel takes a column range of every block; a step carries c pieces of m elements.
+// Region `rounds` of the push layout is this PE's staging for packing a step it puts over the
+// network; regions rounds + 1 and rounds + 2 hold ReduceScatter's partials.
+
+struct BruckShape {
+  int rounds;
+  int widest;  // the most blocks a step carries
+  PushLayout L;
+  uint64_t m;  // elements of each block per step; 0: the pool is too small for n blocks a step
+};
+
+GSHMEM_HD GSHMEM_INLINE int bruck_blocks(int n, int k) {
+  const int d = 1 << k;
+  return d < n - d ? d : n - d;
+}
+
+GSHMEM_HD inline BruckShape bruck_shape(const Workspace& ws, int n, size_t es) {
+  BruckShape b{0, 0, {}, 0};
+  while ((1 << b.rounds) < n) {
+    const int c = bruck_blocks(n, b.rounds++);
+    if (c > b.widest) b.widest = c;
+  }
+  b.L = push_layout(ws, b.rounds + 3);
+  const uint64_t per_step = chunk_elems(ws, b.L, es) / uint64_t(b.widest ? b.widest : 1);
+  const uint64_t partials = 4 * b.L.slot_bytes / es / uint64_t(n > 1 ? n - 1 : 1);
+  b.m = per_step < partials ? per_step : partials;
+  return b;
+}
+
+// Whether the pool holds a step of the Bruck schedule for `es`-byte elements over n members
+// (otherwise the ring runs instead; every member decides the same).
+GSHMEM_HD GSHMEM_INLINE bool bruck_fits(const Workspace& ws, int n, size_t es) {
+  return n > 1 && bruck_shape(ws, n, es).m > 0;
+}
+
+namespace detail {
+
+// This PE's own region `in` of channel ch (never written by peers).
+GSHMEM_HD GSHMEM_INLINE char* own_region(const Workspace& ws, const PushLayout& L, int ch, int in) {
+  return ws.c.heap.base + slot_off(L, ch, in, 0);
+}
+
+// Sends c pieces of `bytes` each, piece(j) being where piece j is, as one step: packed straight
+// into a mapped peer's slot, else sent from where they are when they lie back to back, else
+// packed into `staging` first.
+template <class G, class Piece>
+GSHMEM_HD void send_pieces(const Workspace& ws, const PushLayout& L, int ch, Link& l, char* staging,
+                           int c, uint64_t bytes, Piece&& piece) {
+  char* out = send_begin<G>(ws, L, ch, l);
+  if (!out) {
+    bool adjacent = true;
+    for (int j = 1; j < c && adjacent; ++j) adjacent = piece(j) == piece(0) + uint64_t(j) * bytes;
+    if (adjacent) return send_end<G>(ws, L, ch, l, piece(0), uint64_t(c) * bytes);
+  }
+  char* pack = out ? out : staging;
+  for (int j = 0; j < c; ++j) copy<G>(pack + uint64_t(j) * bytes, piece(j), bytes);
+  send_end<G>(ws, L, ch, l, out ? nullptr : staging, uint64_t(c) * bytes);
+}
+
+// Whether ReduceScatter's window position p already holds a partial (in dst for p == 0, in this
+// PE's pool otherwise) when round k starts: some earlier (higher) round added into it.
+GSHMEM_HD GSHMEM_INLINE bool bruck_touched(int n, int rounds, int k, int p) {
+  for (int j = k + 1; j < rounds; ++j) {
+    if (p < bruck_blocks(n, j)) return true;
+  }
+  return false;
+}
+
+}  // namespace detail
+
+// AllGather: block j of dst (at j * a.count) gets member j's src.
+template <class G>
+GSHMEM_HD void bruck_allgather(const Workspace& ws, const Peers& P, size_t es, int ch,
+                               const CallArgs& a) {
+  using namespace detail;
+  const int n = P.n, me = P.me;
+  const Range cr = split(a.count, ws.nch, ch);
+  const char* src = static_cast<const char*>(a.src);
+  char* dst = static_cast<char*>(a.dst);
+  auto at = [&](int p, uint64_t i) { return dst + (uint64_t(wrap(me + p, n)) * a.count + i) * es; };
+  const BruckShape b = bruck_shape(ws, n, es);
+  const uint64_t steps = ceil_div(cr.size(), b.m);
+  Link send[16], recv[16];
+  for (int k = 0; k < b.rounds; ++k) {
+    send[k] = make_link(P.member(wrap(me - (1 << k), n)), k, steps);
+    recv[k] = make_link(P.member(wrap(me + (1 << k), n)), k, 0);
+  }
+  guard_all<G>(ws);
+  for (int k = 0; k < b.rounds; ++k) recv_grant<G>(ws, ch, recv[k], steps);
+  char* staging = own_region(ws, b.L, ch, b.rounds);
+  for (uint64_t base = cr.lo; base < cr.hi; base += b.m) {
+    const uint64_t m = cr.hi - base < b.m ? cr.hi - base : b.m;
+    const uint64_t bytes = m * es;
+    copy<G>(at(0, base), src + base * es, bytes);
+    for (int k = 0; k < b.rounds; ++k) {
+      const int d = 1 << k, c = bruck_blocks(n, k);
+      send_pieces<G>(ws, b.L, ch, send[k], staging, c, bytes, [&](int j) { return at(j, base); });
+      const char* in = recv_wait<G>(ws, b.L, ch, recv[k]);
+      for (int j = 0; j < c; ++j) copy<G>(at(d + j, base), in + uint64_t(j) * bytes, bytes);
+      recv_release<G>(ws, ch, recv[k]);
+    }
+  }
+}
+
+// ReduceScatter: src holds P.n blocks of a.count; block P.me, reduced, lands in dst.
+template <class G, class R>
+GSHMEM_HD void bruck_reducescatter(const Workspace& ws, const Peers& P, const R& r, int ch,
+                                   const CallArgs& a) {
+  using namespace detail;
+  const size_t es = r.esize();
+  const int n = P.n, me = P.me;
+  const Range cr = split(a.count, ws.nch, ch);
+  const char* src = static_cast<const char*>(a.src);
+  char* dst = static_cast<char*>(a.dst);
+  auto input = [&](int p, uint64_t i) {
+    return src + (uint64_t(wrap(me + p, n)) * a.count + i) * es;
+  };
+  const BruckShape b = bruck_shape(ws, n, es);
+  const uint64_t steps = ceil_div(cr.size(), b.m);
+  Link send[16], recv[16];
+  for (int k = 0; k < b.rounds; ++k) {
+    send[k] = make_link(P.member(wrap(me + (1 << k), n)), k, steps);
+    recv[k] = make_link(P.member(wrap(me - (1 << k), n)), k, 0);
+  }
+  guard_all<G>(ws);
+  for (int k = 0; k < b.rounds; ++k) recv_grant<G>(ws, ch, recv[k], steps);
+  char* staging = own_region(ws, b.L, ch, b.rounds);
+  char* partials = own_region(ws, b.L, ch, b.rounds + 1);
+  for (uint64_t base = cr.lo; base < cr.hi; base += b.m) {
+    const uint64_t m = cr.hi - base < b.m ? cr.hi - base : b.m;
+    const uint64_t bytes = m * es;
+    // Where position p's partial is written, and where its current value is before round k.
+    auto out = [&](int p) { return p == 0 ? dst + base * es : partials + uint64_t(p - 1) * bytes; };
+    auto current = [&](int p, int k) -> const char* {
+      return bruck_touched(n, b.rounds, k, p) ? out(p) : input(p, base);
+    };
+    for (int k = b.rounds - 1; k >= 0; --k) {
+      const int d = 1 << k, c = bruck_blocks(n, k);
+      send_pieces<G>(ws, b.L, ch, send[k], staging, c, bytes,
+                     [&](int j) { return current(d + j, k); });
+      const char* in = recv_wait<G>(ws, b.L, ch, recv[k]);
+      for (int j = 0; j < c; ++j) reduce2<G>(r, out(j), current(j, k), in + uint64_t(j) * bytes, m);
+      recv_release<G>(ws, ch, recv[k]);
+    }
+  }
+}
+
 }  // namespace gshmem::coll

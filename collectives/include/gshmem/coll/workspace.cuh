@@ -63,7 +63,8 @@ inline constexpr int kNumColls = 6;
 // Direct: mapped peers, one stage (each PE reads what it needs from every peer).
 // Direct2: mapped peers, reduce-scatter then all-gather stages (AllReduce, Reduce).
 // Ring, Tree (binary; odd channels use the mirrored tree, so two channels make a double binary
-// tree), RecDbl (recursive doubling), Pairwise (AlltoAll): pushes over any link.
+// tree), RecDbl (recursive doubling for AllReduce; the dissemination schedule for AllGather and,
+// reversed, ReduceScatter: log2 rounds for any n), Pairwise (AlltoAll): pushes over any link.
 // Hier: inside each node (direct), across nodes (ring or recursive doubling), inside again.
 enum class Algo : uint8_t { Auto, Direct, Direct2, Ring, Tree, RecDbl, Hier, Pairwise };
 inline constexpr int kNumAlgos = 8;
