@@ -207,6 +207,23 @@ TEST(Launcher, AsymmetricMallocEndsTheJob) {
   EXPECT_TRUE(pids_with(marker).empty());
 }
 
+// A PE that skips a collective heap call (here it waits in a barrier instead) is not silently
+// matched with the others: the job ends within GSHMEM_TIMEOUT, the waiting side names the PE it
+// waited for, and the PEs in gshmem_malloc say their call was interrupted.
+TEST(Launcher, SkippedMallocEndsTheJob) {
+  std::string marker = unique_marker("skip");
+  Outcome o = run(job(3, {"skip_malloc", "1", marker}), {"GSHMEM_TIMEOUT=3"}, 30);
+  EXPECT_TRUE(o.finished && o.exited) << o.describe();
+  EXPECT_NE(o.code, 0) << o.describe();
+  EXPECT_LT(o.seconds, 15) << o.describe();
+  EXPECT_TRUE(contains(o.err, "gshmem_malloc interrupted")) << o.describe();
+  EXPECT_TRUE(contains(o.err, "PE 1: gshmem_barrier_all: timed out")) << o.describe();
+  EXPECT_TRUE(contains(o.err, "waiting for PE 0")) << o.describe();
+  EXPECT_FALSE(contains(o.out, "went on")) << "a PE returned from the unmatched call\n"
+                                           << o.describe();
+  EXPECT_TRUE(pids_with(marker).empty());
+}
+
 TEST(Launcher, UseBeforeInitIsReported) {
   Outcome o = run({kHelper, "before_init"}, {}, 30);
   EXPECT_TRUE(o.finished && o.exited) << o.describe();

@@ -1,7 +1,17 @@
 // The first multi-PE check: every PE puts its number to every other PE and reads it back.
 #include <gtest/gtest.h>
 
+#include <cstdlib>
+
 #include "gshmem/gshmem.h"
+
+// MP_TEST_NPES, when set: the job size the launcher was asked for (a bootstrap that fell back to
+// a single PE would otherwise pass every test alone).
+TEST(Smoke, JobSize) {
+  const char* want = std::getenv("MP_TEST_NPES");
+  if (!want) GTEST_SKIP() << "MP_TEST_NPES not set";
+  EXPECT_EQ(gshmem_n_pes(), std::atoi(want));
+}
 
 TEST(Smoke, PutToEveryPeer) {
   int me = gshmem_my_pe(), n = gshmem_n_pes();

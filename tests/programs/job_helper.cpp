@@ -146,6 +146,15 @@ int main(int argc, char** argv) {
     std::printf("asym_malloc: PE %d got %p and went on\n", me, p);
     barrier_forever();
   }
+  if (mode == "skip_malloc") {
+    // PE `skipper` never makes the collective call the others make; it waits in a barrier.
+    int skipper = arg_int(argc, argv, 2, 1);
+    if (me != skipper) {
+      void* p = gshmem_malloc(128);
+      std::printf("skip_malloc: PE %d got %p and went on\n", me, p);
+    }
+    barrier_forever();
+  }
   if (mode == "after_finalize") {
     gshmem_finalize();
     gshmem_int_p(&g_value, 1, 0);
