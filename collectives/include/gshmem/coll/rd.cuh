@@ -199,6 +199,26 @@ GSHMEM_HD GSHMEM_INLINE bool bruck_touched(int n, int rounds, int k, int p) {
 
 }  // namespace detail
 
+// The links of one channel of a Bruck schedule: round k sends to member me + dir * 2^k and
+// receives from me - dir * 2^k, `steps` steps each way, the inbound ones granted.
+struct BruckLinks {
+  Link send[16], recv[16];
+};
+
+template <class G>
+GSHMEM_HD BruckLinks bruck_links(const Workspace& ws, const Peers& P, const BruckShape& b, int ch,
+                                 int dir, uint64_t steps) {
+  using detail::wrap;
+  BruckLinks l;
+  for (int k = 0; k < b.rounds; ++k) {
+    l.send[k] = make_link(P.member(wrap(P.me + dir * (1 << k), P.n)), k, steps);
+    l.recv[k] = make_link(P.member(wrap(P.me - dir * (1 << k), P.n)), k, 0);
+  }
+  detail::guard_all<G>(ws);
+  for (int k = 0; k < b.rounds; ++k) detail::recv_grant<G>(ws, ch, l.recv[k], steps);
+  return l;
+}
+
 // AllGather: block j of dst (at j * a.count) gets member j's src.
 template <class G>
 GSHMEM_HD void bruck_allgather(const Workspace& ws, const Peers& P, size_t es, int ch,
@@ -210,14 +230,7 @@ GSHMEM_HD void bruck_allgather(const Workspace& ws, const Peers& P, size_t es, i
   char* dst = static_cast<char*>(a.dst);
   auto at = [&](int p, uint64_t i) { return dst + (uint64_t(wrap(me + p, n)) * a.count + i) * es; };
   const BruckShape b = bruck_shape(ws, n, es);
-  const uint64_t steps = ceil_div(cr.size(), b.m);
-  Link send[16], recv[16];
-  for (int k = 0; k < b.rounds; ++k) {
-    send[k] = make_link(P.member(wrap(me - (1 << k), n)), k, steps);
-    recv[k] = make_link(P.member(wrap(me + (1 << k), n)), k, 0);
-  }
-  guard_all<G>(ws);
-  for (int k = 0; k < b.rounds; ++k) recv_grant<G>(ws, ch, recv[k], steps);
+  BruckLinks l = bruck_links<G>(ws, P, b, ch, -1, ceil_div(cr.size(), b.m));
   char* staging = own_region(ws, b.L, ch, b.rounds);
   for (uint64_t base = cr.lo; base < cr.hi; base += b.m) {
     const uint64_t m = cr.hi - base < b.m ? cr.hi - base : b.m;
@@ -225,10 +238,10 @@ GSHMEM_HD void bruck_allgather(const Workspace& ws, const Peers& P, size_t es, i
     copy<G>(at(0, base), src + base * es, bytes);
     for (int k = 0; k < b.rounds; ++k) {
       const int d = 1 << k, c = bruck_blocks(n, k);
-      send_pieces<G>(ws, b.L, ch, send[k], staging, c, bytes, [&](int j) { return at(j, base); });
-      const char* in = recv_wait<G>(ws, b.L, ch, recv[k]);
+      send_pieces<G>(ws, b.L, ch, l.send[k], staging, c, bytes, [&](int j) { return at(j, base); });
+      const char* in = recv_wait<G>(ws, b.L, ch, l.recv[k]);
       for (int j = 0; j < c; ++j) copy<G>(at(d + j, base), in + uint64_t(j) * bytes, bytes);
-      recv_release<G>(ws, ch, recv[k]);
+      recv_release<G>(ws, ch, l.recv[k]);
     }
   }
 }
@@ -247,14 +260,7 @@ GSHMEM_HD void bruck_reducescatter(const Workspace& ws, const Peers& P, const R&
     return src + (uint64_t(wrap(me + p, n)) * a.count + i) * es;
   };
   const BruckShape b = bruck_shape(ws, n, es);
-  const uint64_t steps = ceil_div(cr.size(), b.m);
-  Link send[16], recv[16];
-  for (int k = 0; k < b.rounds; ++k) {
-    send[k] = make_link(P.member(wrap(me + (1 << k), n)), k, steps);
-    recv[k] = make_link(P.member(wrap(me - (1 << k), n)), k, 0);
-  }
-  guard_all<G>(ws);
-  for (int k = 0; k < b.rounds; ++k) recv_grant<G>(ws, ch, recv[k], steps);
+  BruckLinks l = bruck_links<G>(ws, P, b, ch, 1, ceil_div(cr.size(), b.m));
   char* staging = own_region(ws, b.L, ch, b.rounds);
   char* partials = own_region(ws, b.L, ch, b.rounds + 1);
   for (uint64_t base = cr.lo; base < cr.hi; base += b.m) {
@@ -267,11 +273,11 @@ GSHMEM_HD void bruck_reducescatter(const Workspace& ws, const Peers& P, const R&
     };
     for (int k = b.rounds - 1; k >= 0; --k) {
       const int d = 1 << k, c = bruck_blocks(n, k);
-      send_pieces<G>(ws, b.L, ch, send[k], staging, c, bytes,
+      send_pieces<G>(ws, b.L, ch, l.send[k], staging, c, bytes,
                      [&](int j) { return current(d + j, k); });
-      const char* in = recv_wait<G>(ws, b.L, ch, recv[k]);
+      const char* in = recv_wait<G>(ws, b.L, ch, l.recv[k]);
       for (int j = 0; j < c; ++j) reduce2<G>(r, out(j), current(j, k), in + uint64_t(j) * bytes, m);
-      recv_release<G>(ws, ch, recv[k]);
+      recv_release<G>(ws, ch, l.recv[k]);
     }
   }
 }
