@@ -46,7 +46,7 @@ void add(std::string& out, const std::string& problem) {
 std::string device_context_problem(const DeviceContext& c) {
   if (c.n_pes <= 0) {
     return "the context is empty (before gshmem_init, after gshmem_finalize, or the heap is host "
-           "memory: kernels need a GPU heap, GSHMEM_HEAP=auto or device)";
+           "memory: kernels need a GPU heap, GSHMEM_HEAP=device or auto with a usable GPU)";
   }
   std::string out;
   add(out, reach(c.heap.base, "the symmetric heap (heap.base)"));

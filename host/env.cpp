@@ -23,7 +23,8 @@ const std::vector<EnvSpec> kRegistry = {
      false},
     {"GSHMEM_HEAP", EnvKind::Choice, "auto", "auto|host|device",
      "Where the symmetric heap lives: host memory, GPU memory, or auto (the GPU when one is "
-     "present and gshmem was built with CUDA).",
+     "usable and the program links gshmem::device, i.e. runs gshmem kernels; host memory "
+     "otherwise).",
      false},
     {"GSHMEM_CUDA_DEVICE", EnvKind::Int, "-1", nullptr,
      "CUDA device of this PE (an ordinal as this process sees them). Unset: the device the "

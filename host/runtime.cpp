@@ -75,6 +75,11 @@ void register_context_hook(ContextHook hook) {
   }
 }
 
+bool device_library_attached() {
+  std::lock_guard<std::mutex> lock(g_hook_mutex);
+  return !g_hooks.empty();
+}
+
 void publish_context(const DeviceContext& ctx) {
   std::vector<ContextHook> hooks;
   {
@@ -88,12 +93,17 @@ void publish_context(const DeviceContext& ctx) {
 
 namespace {
 
-// GSHMEM_HEAP: auto takes the GPU when one is usable. Every PE must agree: the heaps are built
-// by different collectives.
+// GSHMEM_HEAP: auto takes the GPU when one is usable and the program runs gshmem kernels (it
+// links gshmem::device, whose context hook is registered before main). A program without
+// kernels gets host memory: its CPU code may load and store symmetric memory directly, which a
+// GPU heap would turn into a crash. Every PE must agree: the heaps are built by different
+// collectives.
 SymmetricHeap::Placement choose_heap(Bootstrap& boot, const NodeMesh& mesh) {
   const std::string& want = Env::get().str("GSHMEM_HEAP");
   SymmetricHeap::Placement where;
-  if (want != "host" && !(want == "auto" && detail::g_prefer_host_heap)) {
+  const bool auto_device =
+      want == "auto" && !detail::g_prefer_host_heap && detail::device_library_attached();
+  if (want == "device" || auto_device) {
     const gpu::Probe& probe = gpu::probe();
     if (probe.available) {
       where.device = true;

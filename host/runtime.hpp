@@ -91,6 +91,9 @@ int error_mode();
 void prefer_host_heap();
 // Calls every hook registered with gshmemx_register_context_hook with `ctx`.
 void publish_context(const DeviceContext& ctx);
+// Whether a hook is registered: the program runs gshmem kernels (gshmem::device registers one
+// before main).
+bool device_library_attached();
 
 }  // namespace detail
 }  // namespace gshmem

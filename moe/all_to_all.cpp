@@ -180,6 +180,11 @@ AllToAll::Impl::Impl(const Config& config) : cfg(config), team_(config.team) {
         GSHMEM_ERROR_NOT_INITIALIZED, "gshmem_moe_create", "",
         gshmem::detail::finalized() ? "called after gshmem_finalize" : "called before gshmem_init");
   }
+  if (rt->gpu()) {
+    throw Error(GSHMEM_ERROR_INVALID_ARGUMENT, "gshmem_moe_create", "",
+                "the symmetric heap is in GPU memory, and dispatch/combine run on CPU PEs only "
+                "so far (their kernels are not written yet): use GSHMEM_HEAP=host");
+  }
   const TeamInfo* team = rt->teams().find(cfg.team);
   check_config(cfg, team);
   ctx_ = rt->context();

@@ -29,7 +29,7 @@ gpu::Queue* stream_queue(const char* call) {
   if (!rt->gpu()) {
     gshmem::log::error(
         "%s: the symmetric heap is in host memory (GSHMEM_HEAP=%s); on-stream calls "
-        "need a GPU heap",
+        "need a GPU heap (GSHMEM_HEAP=device, or auto in a program that links gshmem::device)",
         call, gshmem::Env::get().str("GSHMEM_HEAP").c_str());
   }
   return rt->gpu();

@@ -44,8 +44,8 @@ void print_build() {
   const std::string& heap = gshmem::Env::get().str("GSHMEM_HEAP");
   const char* kind = heap == "host"     ? "host"
                      : heap == "device" ? (gpu ? "device" : "none (GSHMEM_HEAP=device needs a GPU)")
-                     : gpu              ? "device"
-                                        : "host";
+                     : gpu ? "device for programs that link gshmem::device, host for the others"
+                           : "host";
   std::printf("  heap       %s (GSHMEM_HEAP=%s)\n", kind, heap.c_str());
 }
 

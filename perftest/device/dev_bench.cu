@@ -1,6 +1,7 @@
 #include "perftest/device/dev_bench.hpp"
 
 #include <cuda_runtime.h>
+#include <unistd.h>
 
 #include <cstdio>
 #include <cstdlib>
@@ -131,8 +132,13 @@ __device__ void my_chunk(size_t bytes, size_t* begin, size_t* n) {
 }
 
 // NVSHMEM's shape: every iteration moves the whole message again (same addresses), then quiet.
+// At most 1024 threads a block: the register budget is capped to fit (64 a thread on sm_80 and
+// sm_90), so -t 1024 launches at every scope.
+constexpr int kMaxThreads = 1024;
+
 template <Scope S, bool Put>
-__global__ void bw_kernel(char* remote, char* local, size_t bytes, int pe, int iters) {
+__global__ void __launch_bounds__(kMaxThreads)
+    bw_kernel(char* remote, char* local, size_t bytes, int pe, int iters) {
   size_t b, n;
   my_chunk<S>(bytes, &b, &n);
   for (int i = 0; i < iters; ++i) {
@@ -181,8 +187,9 @@ __global__ void p_kernel(void* remote, int pe, int warmup, int iters, unsigned l
 // One group on each of PE 0 and PE 1: PE 0 sends bytes + signal k, PE 1 waits for it and sends
 // back; half the round trip is the latency.
 template <Scope S>
-__global__ void pingpong_kernel(char* buf, const char* src, size_t bytes, uint64_t* sig, int me,
-                                int warmup, int iters, unsigned long long* ns) {
+__global__ void __launch_bounds__(kMaxThreads)
+    pingpong_kernel(char* buf, const char* src, size_t bytes, uint64_t* sig, int me, int warmup,
+                    int iters, unsigned long long* ns) {
   const int peer = 1 - me;
   unsigned long long t0 = 0;
   for (int k = 1; k <= warmup + iters; ++k) {
@@ -201,7 +208,8 @@ __global__ void pingpong_kernel(char* buf, const char* src, size_t bytes, uint64
 }
 
 template <Scope S>
-__global__ void barrier_kernel(int warmup, int iters, unsigned long long* ns) {
+__global__ void __launch_bounds__(kMaxThreads)
+    barrier_kernel(int warmup, int iters, unsigned long long* ns) {
   unsigned long long t0 = 0;
   for (int i = 0; i < warmup + iters; ++i) {
     if (i == warmup) t0 = global_ns();
@@ -242,10 +250,25 @@ void kernel_done(const char* what) {
   }
 }
 
+// The end of a step that PE 0 measures alone: the others wait on the host, polling a flag that
+// PE 0 sets, instead of in gshmem_barrier_all, which on a GPU heap is a kernel spinning on the
+// same GPU (PE processes time-slice it without MPS, so it would steal PE 0's time).
+void idle_until_measured(const Bench& b, uint64_t* done, uint64_t step) {
+  if (b.me == 0) {
+    for (int pe = 1; pe < b.npes; ++pe) gshmem_uint64_p(done, step, pe);
+  } else {
+    while (!gshmem_uint64_test(done, GSHMEM_CMP_GE, step)) usleep(200);
+  }
+  gshmem_barrier_all();
+}
+
 void bandwidth(const Bench& b, const DevOptions& d, bool put) {
   const Options& o = b.opts;
   const char* call = put ? "gshmem_putmem_nbi" : "gshmem_getmem_nbi";
   auto* remote = static_cast<char*>(symmetric_alloc(o.max_size));
+  auto* done = static_cast<uint64_t*>(symmetric_alloc(sizeof(uint64_t)));
+  DEV_CHECK(cudaMemset(done, 0, sizeof(uint64_t)));
+  uint64_t step = 0;
   char *local = nullptr, *copy_src = nullptr, *copy_dst = nullptr;
   DEV_CHECK(cudaMalloc(&local, o.max_size));
   DEV_CHECK(cudaMalloc(&copy_src, o.max_size));
@@ -303,7 +326,7 @@ void bandwidth(const Bench& b, const DevOptions& d, bool put) {
       ratio_max = rma_bw / copy_bw;
       last = size;
     }
-    gshmem_barrier_all();
+    idle_until_measured(b, done, ++step);
   }
   char line[160];
   if (ratio_1m >= 0) {
@@ -320,12 +343,16 @@ void bandwidth(const Bench& b, const DevOptions& d, bool put) {
   DEV_CHECK(cudaFree(copy_dst));
   DEV_CHECK(cudaFree(copy_src));
   DEV_CHECK(cudaFree(local));
+  gshmem_free(done);
   gshmem_free(remote);
 }
 
 void p_latency(const Bench& b) {
   const Options& o = b.opts;
   auto* remote = static_cast<uint64_t*>(symmetric_alloc(sizeof(uint64_t)));
+  auto* done = static_cast<uint64_t*>(symmetric_alloc(sizeof(uint64_t)));
+  DEV_CHECK(cudaMemset(done, 0, sizeof(uint64_t)));
+  uint64_t step = 0;
   unsigned long long* ns = nullptr;
   DEV_CHECK(cudaMalloc(&ns, sizeof *ns));
   Table table = b.table("dev_p_latency",
@@ -344,9 +371,10 @@ void p_latency(const Bench& b) {
       kernel_done("p_kernel");
       table.row(size, double(read_ns(ns)) / 1e3 / o.iters);
     }
-    gshmem_barrier_all();
+    idle_until_measured(b, done, ++step);
   }
   DEV_CHECK(cudaFree(ns));
+  gshmem_free(done);
   gshmem_free(remote);
 }
 

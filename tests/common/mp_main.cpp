@@ -30,9 +30,8 @@ class FailuresOnly : public testing::EmptyTestEventListener {
 
 int main(int argc, char** argv) {
   testing::InitGoogleTest(&argc, argv);
-  // These tests load and store heap memory from CPU code: a host heap, also where a GPU is
-  // usable (GSHMEM_HEAP=auto would take it). An explicit GSHMEM_HEAP still wins.
-  setenv("GSHMEM_HEAP", "host", 0);
+  // GSHMEM_HEAP=auto gives the CPU tests (which load and store heap memory from CPU code) a host
+  // heap, and the GPU tests (which link gshmem::device) a GPU heap where a GPU is usable.
   gshmem_init();
   int me = gshmem_my_pe();
   if (me != 0) {
