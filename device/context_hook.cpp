@@ -78,9 +78,22 @@ class OnDevice {
   bool switched_ = false;
 };
 
+// The copy goes on a private non-blocking stream: cudaMemcpyToSymbol would queue behind every
+// kernel on the legacy stream, and such a kernel may be waiting for a peer that is itself inside
+// gshmem_malloc, waiting for this PE.
+cudaError_t copy_on_own_stream(const void* symbol, const gshmem::DeviceContext& c) {
+  cudaStream_t stream = nullptr;
+  cudaError_t e = cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking);
+  if (e != cudaSuccess) return e;
+  e = cudaMemcpyToSymbolAsync(symbol, &c, sizeof c, 0, cudaMemcpyHostToDevice, stream);
+  cudaError_t done = cudaStreamSynchronize(stream);
+  cudaStreamDestroy(stream);
+  return e != cudaSuccess ? e : done;
+}
+
 void copy_to(const void* symbol, const gshmem::DeviceContext& c, int device) {
   OnDevice on(device);
-  cudaError_t e = cudaMemcpyToSymbol(symbol, &c, sizeof c, 0, cudaMemcpyHostToDevice);
+  cudaError_t e = copy_on_own_stream(symbol, c);
   if (e == cudaSuccess) return;
   cudaGetLastError();  // clear it: the caller's next CUDA call must not see our failure
   // The zeroed context at finalize may arrive after the CUDA runtime is gone; nothing is left
@@ -88,7 +101,7 @@ void copy_to(const void* symbol, const gshmem::DeviceContext& c, int device) {
   if (c.n_pes == 0) return;
   std::fprintf(stderr,
                "gshmem: PE %d: could not update the kernels' default context "
-               "(cudaMemcpyToSymbol: %s); device calls through it will misbehave\n",
+               "(cudaMemcpyToSymbolAsync: %s); device calls through it will misbehave\n",
                c.my_pe, cudaGetErrorString(e));
 }
 

@@ -19,17 +19,21 @@ struct Thread {
 };
 
 #if defined(__CUDACC__)
+// This thread's place in its block's linear order (x fastest, also in 2D and 3D blocks).
+__device__ GSHMEM_INLINE unsigned thread_in_block() {
+  return threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z);
+}
+
+// A warp is 32 consecutive threads of that order.
 struct Warp {
-  __device__ GSHMEM_INLINE static unsigned rank() { return threadIdx.x & 31u; }
+  __device__ GSHMEM_INLINE static unsigned rank() { return thread_in_block() & 31u; }
   __device__ GSHMEM_INLINE static unsigned size() { return 32; }
   __device__ GSHMEM_INLINE static void sync() { __syncwarp(); }
   static constexpr const char* name = "warp";
 };
 
 struct Block {
-  __device__ GSHMEM_INLINE static unsigned rank() {
-    return threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z);
-  }
+  __device__ GSHMEM_INLINE static unsigned rank() { return thread_in_block(); }
   __device__ GSHMEM_INLINE static unsigned size() { return blockDim.x * blockDim.y * blockDim.z; }
   __device__ GSHMEM_INLINE static void sync() { __syncthreads(); }
   static constexpr const char* name = "block";
