@@ -1,6 +1,7 @@
-// The NCCL-style host API (gshmem/collectives.h): argument checks, the plan, and the algorithm run
-// on this CPU PE. A non-NULL stream is where a GPU heap's kernel launch goes (one block per
-// channel running run_channel<Block>); until the GPU layer exists it is refused.
+// The NCCL-style host API (gshmem/collectives.h): argument checks, the plan, and then either the
+// algorithm run on this CPU PE (host heap) or one kernel enqueued on the caller's stream with a
+// block per channel running run_channel<Block> (GPU heap; collectives/coll_kernel.cu). The plan
+// and the Workspace are the same on both paths.
 #include <algorithm>
 #include <atomic>
 #include <cinttypes>
@@ -13,6 +14,7 @@
 #include <vector>
 
 #include "collectives/coll_host.hpp"
+#include "collectives/coll_launch.hpp"
 #include "collectives/host_reducer.hpp"
 #include "gshmem/coll/algorithms.cuh"
 #include "gshmem/collectives.h"
@@ -87,14 +89,26 @@ LinkClass network_class() {
 TeamShape shape_of(Runtime& rt, const TeamInfo& t) {
   TeamShape s;
   s.n = t.size;
-  s.intra = LinkClass::HostMemory;
+  // A GPU heap: a channel is a thread block, and same-node peers are GPUs that map each other's
+  // memory (the planner's NVLink row; PEs sharing one GPU are faster still).
+  s.gpu = rt.gpu() != nullptr;
+  s.intra = s.gpu ? LinkClass::NvLink : LinkClass::HostMemory;
   s.inter = network_class();
-  s.gpu = false;
-  s.oversubscribed = (rt.context().flags & kCtxOversubscribed) != 0;
+  s.oversubscribed = !s.gpu && (rt.context().flags & kCtxOversubscribed) != 0;
   const NodeMesh& mesh = rt.mesh();
+  // A node, for the planner, is a group of PEs that map each other's heap. Host memory is always
+  // mapped within a node; GPUs without peer access are not, and then each PE counts as its own
+  // node (the direct algorithms need every member mapped).
+  const char* const* peers = rt.context().heap.peer_base;
+  bool all_mapped = true;
+  for (int i = 0; s.gpu && i < t.size && all_mapped; ++i) {
+    int pe = t.world_pe(i);
+    all_mapped = mesh.node_of(pe) != mesh.node_of(rt.my_pe()) || peers[pe] != nullptr;
+  }
+  auto node_of = [&](int i) { return all_mapped ? mesh.node_of(t.world_pe(i)) : t.world_pe(i); };
   std::vector<int> seen;
   for (int i = 0; i < t.size; ++i) {
-    int node = mesh.node_of(t.world_pe(i));
+    int node = node_of(i);
     if (std::find(seen.begin(), seen.end(), node) == seen.end()) seen.push_back(node);
   }
   s.nodes = int(seen.size());
@@ -102,8 +116,7 @@ TeamShape shape_of(Runtime& rt, const TeamInfo& t) {
   int L = t.size / s.nodes;
   bool regular = L * s.nodes == t.size;
   for (int i = 0; regular && i < t.size; ++i) {
-    regular = mesh.node_of(t.world_pe(i)) == mesh.node_of(t.world_pe(i - i % L)) &&
-              (i % L || i == 0 || mesh.node_of(t.world_pe(i)) != mesh.node_of(t.world_pe(i - 1)));
+    regular = node_of(i) == node_of(i - i % L) && (i % L || i == 0 || node_of(i) != node_of(i - 1));
   }
   s.ppn = regular ? L : 0;
   return s;
@@ -176,11 +189,12 @@ int check(const Request& q, Runtime* rt, const TeamInfo** t, HostReducer* r) {
     return fail(call, GSHMEM_ERROR_NOT_INITIALIZED, "called %s",
                 gshmem::detail::finalized() ? "after gshmem_finalize" : "before gshmem_init");
   }
-  if (q.stream) {
+  if (q.stream && !rt->gpu()) {
     return fail(call, GSHMEM_ERROR_INVALID_ARGUMENT,
-                "stream=%p: GPU heaps not supported yet (on CPU PEs pass stream=NULL; the call "
-                "then blocks until dst holds the result)",
-                q.stream);
+                "stream=%p: the symmetric heap is in host memory (GSHMEM_HEAP=%s), so this PE "
+                "runs the collective on the CPU and it cannot be ordered on a stream; pass "
+                "stream=NULL (the call then blocks until dst holds the result), or use a GPU heap",
+                q.stream, Env::get().str("GSHMEM_HEAP").c_str());
   }
   *t = rt->teams().find(q.team);
   if (!*t) {
@@ -193,6 +207,11 @@ int check(const Request& q, Runtime* rt, const TeamInfo** t, HostReducer* r) {
   }
   if (q.op < 0 || q.op >= GSHMEM_REDOP_COUNT) {
     return fail(call, GSHMEM_ERROR_INVALID_ARGUMENT, "op=%d is not a gshmem_redop_t", int(q.op));
+  }
+  if (rt->gpu() && q.dtype == GSHMEM_LONGDOUBLE) {
+    return fail(call, GSHMEM_ERROR_INVALID_ARGUMENT,
+                "dtype=GSHMEM_LONGDOUBLE is for CPU PEs only: with a GPU heap the collective "
+                "runs in a kernel, and kernels have no long double");
   }
   *r = host_reducer(q.dtype, q.reduces ? q.op : GSHMEM_SUM);
   if (!r->reduce_fn) {
@@ -250,6 +269,42 @@ Plan plan_call(const Request& q, Runtime& rt, const TeamInfo& t, uint64_t size) 
   return plan;
 }
 
+// The GPU heap's path: the same plan and Workspace, run by a kernel on the caller's stream.
+int run_gpu(const Request& q, Runtime& rt, const Workspace& host_ws, const CallArgs& a,
+            uint64_t src_bytes, uint64_t dst_bytes, unsigned uses, bool stage_src, uint32_t es) {
+  gpu::Queue& queue = *rt.gpu();
+  const DeviceContext& c = rt.context();
+  GpuCall g{};
+  g.ws = host_ws;
+  // What the kernel runs on: the kernel-usable context, and the team's entry in the table it
+  // reads (a member list in memory the GPU reaches). The kernel sets seq and call itself; the
+  // host does not load or store the heap on this path.
+  g.ws.c = queue.context();
+  g.ws.team = queue.context().teams[size_t(q.team)];
+  g.ws.seq = 0;
+  g.coll = q.coll;
+  g.dtype = q.dtype;
+  g.op = q.reduces ? q.op : GSHMEM_SUM;
+  g.es = es;
+  g.args = a;
+  g.src_bytes = src_bytes;
+  g.stage_src = stage_src;
+  g.stream = q.stream;
+  try {
+    if ((uses & kSrc) && !in_heap(c, a.src, src_bytes)) {
+      check_reachable(queue, q.call, "src", a.src, src_bytes);
+    }
+    if ((uses & kDst) && !in_heap(c, a.dst, dst_bytes)) {
+      check_reachable(queue, q.call, "dst", a.dst, dst_bytes);
+    }
+    launch_call(queue, q.call, g);
+  } catch (const Error& e) {
+    log::error("%s", e.what());
+    return e.status();
+  }
+  return GSHMEM_SUCCESS;
+}
+
 int run(const Request& q) {
   Runtime* rt = gshmem::detail::default_runtime();
   const TeamInfo* t = nullptr;
@@ -257,6 +312,7 @@ int run(const Request& q) {
   if (int rc = check(q, rt, &t, &r); rc != GSHMEM_SUCCESS) return rc;
   if (q.count == 0) return GSHMEM_SUCCESS;
   const int n = t->size, me = t->my_index;
+  const bool on_gpu = rt->gpu() != nullptr;
 
   // The buffers this PE uses, and their sizes.
   const uint64_t block = q.count * r.es;
@@ -288,14 +344,17 @@ int run(const Request& q) {
   // In place is dst == src (AllGather: src at block `me` of dst; ReduceScatter: dst at block `me`
   // of src). Any other overlap is staged through a private copy of src, and so is an in-place
   // AlltoAll that is not direct (the pairwise exchange overwrites dst blocks it has not sent yet).
+  // A GPU heap stages on the stream, in device memory (coll_kernel.cu).
   const char* src = static_cast<const char*>(q.src);
   char* dst = static_cast<char*>(q.dst);
   bool natural = src == dst;
   if (q.coll == Coll::AllGather) natural = src == dst + uint64_t(me) * block;
   if (q.coll == Coll::ReduceScatter) natural = dst == src + uint64_t(me) * block;
   const bool overlapping = uses == (kSrc | kDst) && overlap(src, src_bytes, dst, dst_bytes);
+  const bool stage =
+      overlapping && (!natural || (q.coll == Coll::AllToAll && plan.algo != Algo::Direct));
   std::vector<char> staged;
-  if (overlapping && (!natural || (q.coll == Coll::AllToAll && plan.algo != Algo::Direct))) {
+  if (stage && !on_gpu) {
     staged.assign(src, src + src_bytes);
     src = staged.data();
   }
@@ -311,7 +370,6 @@ int run(const Request& q) {
   ws.area_off = rt->teams().coll_area_offset(q.team);
   ws.pool_off = rt->teams().coll_pool_offset();
   ws.pool_bytes = rt->teams().coll_pool_bytes();
-  ws.seq = ++*reinterpret_cast<uint64_t*>(c.heap.base + ws.area_off);
   ws.flag_stride = c.n_pes;
   ws.nch = plan.nch;
   ws.chunk = plan.chunk;
@@ -324,14 +382,20 @@ int run(const Request& q) {
   a.dst = dst;
   a.count = q.count;
   a.root = q.root;
-  // Peers may read a buffer in place only if it is symmetric and this PE does not write it.
-  const bool src_written = uses == (kSrc | kDst) && overlap(src, src_bytes, dst, dst_bytes) &&
-                           !(q.coll == Coll::AllGather && natural);
+  // Peers may read a buffer in place only if it is symmetric and this PE does not write it (a
+  // staged src is a private copy).
+  const bool src_written = overlapping && !stage && !(q.coll == Coll::AllGather && natural);
   const bool big = std::max(src_bytes, dst_bytes) >= kPublishInPlaceMin;
-  a.src_pub = big && (uses & kSrc) && !src_written && in_heap(c, src, src_bytes);
+  a.src_pub = big && (uses & kSrc) && !stage && !src_written && in_heap(c, src, src_bytes);
   // A published dst slice must not change after publication: AVG divides at the end.
   a.dst_pub = big && q.coll == Coll::AllReduce && q.op != GSHMEM_AVG && in_heap(c, dst, dst_bytes);
 
+  if (on_gpu) {
+    return run_gpu(q, *rt, ws, a, src_bytes, dst_bytes, uses, stage, uint32_t(r.es));
+  }
+  // This call's number on the team: the counter in the team's collective area (zeroed when the
+  // team is created), which kernels on a GPU heap advance themselves.
+  ws.seq = ++*reinterpret_cast<uint64_t*>(c.heap.base + ws.area_off);
   try {
     for (int ch = 0; ch < ws.nch; ++ch) run_channel<Thread>(ws, q.coll, r, a, ch);
     if (a.src_pub || a.dst_pub) release_user_buffers<Thread>(ws);
@@ -344,6 +408,14 @@ int run(const Request& q) {
 }
 
 }  // namespace
+
+#if !GSHMEM_HAVE_CUDA
+// Built without CUDA the runtime never has a GPU heap, so run_gpu is never reached.
+void check_reachable(gpu::Queue&, const char*, const char*, const void*, uint64_t) {}
+void launch_call(gpu::Queue&, const char* call, const GpuCall&) {
+  throw Error(GSHMEM_ERROR_INTERNAL, call, "", "gshmem was built without CUDA");
+}
+#endif
 
 TeamShape team_shape(gshmem_team_t team) {
   Runtime* rt = gshmem::detail::default_runtime();

@@ -1,8 +1,9 @@
-// Instantiates the collective algorithms for a thread block under nvcc, so an algorithm header
-// that does not compile for the device breaks the build. Nothing here runs (there may be no GPU):
-// this is the kernel the stream-ordered host path will launch, one block per channel. One
-// reducer per kind of element (fp32, 16-bit float, integer, complex) keeps the build short; the
-// algorithms are the same code for every type.
+// Instantiates the collective algorithms for a thread block under nvcc with the compile-time
+// reducer of run_block (what an application's kernel uses), so an algorithm header that does
+// not compile that way breaks the build. Nothing here runs (there may be no GPU); the kernel the
+// stream-ordered host API launches is collectives/coll_kernel.cu. One reducer per kind of
+// element (fp32, 16-bit float, integer, complex) keeps the build short; the algorithms are the
+// same code for every type.
 #include "gshmem/coll/device.cuh"
 
 namespace gshmem::coll {

@@ -6,12 +6,6 @@ namespace gshmem::coll {
 
 namespace {
 
-template <class T, class Op>
-constexpr bool kExists =
-    !(is_complex_v<T> && (std::is_same_v<Op, OpMin> || std::is_same_v<Op, OpMax>)) &&
-    (std::is_integral_v<T> ||
-     !(std::is_same_v<Op, OpBand> || std::is_same_v<Op, OpBor> || std::is_same_v<Op, OpBxor>));
-
 // Tiles of the accumulator stay in L1 while every source streams through once; the per-element
 // order (left to right) is the same as reduce_elements' on the device.
 template <class T, class Op>
@@ -57,7 +51,7 @@ HostReducer host_reducer(gshmem_datatype_t dtype, gshmem_redop_t op) {
     if (!op_supported<T>(op)) return r;
     r.reduce_fn = visit_op(op, [](auto o) -> ReduceFn {
       using Op = decltype(o);
-      if constexpr (kExists<T, Op>) {
+      if constexpr (op_exists_v<T, Op>) {
         return &reduce_tiled<T, Op>;
       } else {
         return nullptr;

@@ -207,6 +207,10 @@ Queue::~Queue() {
   (void)cudaGetLastError();
 }
 
+void Queue::make_current() const {
+  use_device(device_);
+}
+
 void Queue::copy(void* dst, const void* src, size_t bytes, void* stream, bool wait) {
   use_device(device_);
   cudaStream_t s = as_stream(stream);

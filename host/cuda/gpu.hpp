@@ -105,6 +105,9 @@ class Queue {
   Queue& operator=(const Queue&) = delete;
 
   int device() const { return device_; }
+  // Makes this PE's device current for the calling thread (the runtime's current device is per
+  // thread); code that calls the CUDA runtime for the PE first calls this.
+  void make_current() const;
   void set_context(const DeviceContext& device_ctx) { dctx_ = device_ctx; }
   const DeviceContext& context() const { return dctx_; }
 

@@ -1,12 +1,24 @@
 /* gshmem collectives, NCCL-style host API.
  *
- * Collective over the team: every member calls with the same count, dtype, op and root. `stream`
- * is a cudaStream_t (passed as void*) when the heap is on a GPU: the call is then stream-ordered.
- * On CPU PEs pass NULL: the call is blocking and returns with the result in dst.
+ * Collective over the team: every member calls with the same count, dtype, op and root, and
+ * makes the team's calls in the same order.
+ *
+ * `stream` is a cudaStream_t passed as void*.
+ *   GPU heap: the call enqueues one kernel on `stream` and returns; it is complete when the
+ *     stream reaches it (stream-ordered; may be captured in a CUDA graph, each replay being a new
+ *     call). stream == NULL: the kernel runs on the legacy default stream and the call returns
+ *     once dst holds the result. Buffers must be reachable by the PE's GPU (device, managed or
+ *     mapped pinned memory). The collectives of one PE share scratch: they must not run
+ *     concurrently (enqueue them on one stream, or order the streams). GSHMEM_LONGDOUBLE is not
+ *     available.
+ *   Host heap (CPU PEs): pass NULL (any other stream is refused); the call blocks and returns
+ *     with the result in dst.
  *
  * Buffers may be anywhere in this PE's memory (symmetric or not); symmetric buffers let some
  * algorithms skip a copy. dst == src means in place. Counts are elements of dtype.
- * Returns GSHMEM_SUCCESS or a gshmem_status (after printing which argument was wrong).
+ * Returns GSHMEM_SUCCESS or a gshmem_status (after printing which argument was wrong). A
+ * stream-ordered call's kernel that cannot finish (a member that never joins, a job abort) traps
+ * after GSHMEM_TIMEOUT with a message naming the call: a CUDA error at the next synchronisation.
  */
 #ifndef GSHMEM_COLLECTIVES_H
 #define GSHMEM_COLLECTIVES_H
@@ -43,7 +55,7 @@ typedef enum {
   GSHMEM_PROD,
   GSHMEM_MIN,
   GSHMEM_MAX,
-  GSHMEM_AVG, /* floating types only */
+  GSHMEM_AVG,  /* floating types only */
   GSHMEM_BAND, /* integer types only */
   GSHMEM_BOR,
   GSHMEM_BXOR,

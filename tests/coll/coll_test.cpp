@@ -320,9 +320,36 @@ TEST(Coll, BadArguments) {
   EXPECT_EQ(gshmem_broadcast(GSHMEM_TEAM_WORLD, b, a, 4, GSHMEM_INT32, npes(), nullptr), bad);
   EXPECT_EQ(gshmem_reduce(GSHMEM_TEAM_WORLD, b, a, 4, GSHMEM_INT32, GSHMEM_SUM, -1, nullptr), bad);
   EXPECT_EQ(gshmem_allgather(GSHMEM_TEAM_WORLD, nullptr, a, 4, GSHMEM_INT32, nullptr), bad);
+  // A stream with a host heap: the collective runs on this CPU PE and cannot be stream-ordered.
+  // The message names the call, the argument and what to do instead; nothing is written.
   int stream_dummy = 0;
-  EXPECT_EQ(gshmem_allreduce(GSHMEM_TEAM_WORLD, b, a, 4, GSHMEM_INT32, GSHMEM_SUM, &stream_dummy),
-            bad);
+  const char* calls[] = {"gshmem_allreduce",     "gshmem_reduce",    "gshmem_allgather",
+                         "gshmem_reducescatter", "gshmem_broadcast", "gshmem_alltoall"};
+  auto call_with = [&](int k, void* s) {
+    switch (k) {
+      case 0:
+        return gshmem_allreduce(GSHMEM_TEAM_WORLD, b, a, 1, GSHMEM_INT32, GSHMEM_SUM, s);
+      case 1:
+        return gshmem_reduce(GSHMEM_TEAM_WORLD, b, a, 1, GSHMEM_INT32, GSHMEM_SUM, 0, s);
+      case 2:
+        return gshmem_allgather(GSHMEM_TEAM_WORLD, b, a, 0, GSHMEM_INT32, s);
+      case 3:
+        return gshmem_reducescatter(GSHMEM_TEAM_WORLD, b, a, 1, GSHMEM_INT32, GSHMEM_SUM, s);
+      case 4:
+        return gshmem_broadcast(GSHMEM_TEAM_WORLD, b, a, 1, GSHMEM_INT32, 0, s);
+      default:
+        return gshmem_alltoall(GSHMEM_TEAM_WORLD, b, a, 0, GSHMEM_INT32, s);
+    }
+  };
+  for (int k = 0; k < 6; ++k) {
+    testing::internal::CaptureStderr();
+    int rc = call_with(k, &stream_dummy);
+    std::string err = testing::internal::GetCapturedStderr();
+    EXPECT_EQ(rc, bad) << calls[k];
+    EXPECT_NE(err.find(std::string(calls[k]) + ": stream="), std::string::npos) << err;
+    EXPECT_NE(err.find("host memory"), std::string::npos) << err;
+    EXPECT_NE(err.find("stream=NULL"), std::string::npos) << err;
+  }
   for (int i = 0; i < 4; ++i) EXPECT_EQ(b[i], 0);
   // Zero elements: nothing to do, even with null buffers.
   EXPECT_EQ(

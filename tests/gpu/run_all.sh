@@ -124,7 +124,7 @@ fi
 
 PERF_TARGETS="gshmem_dev_put_bw gshmem_dev_get_bw gshmem_dev_p_latency gshmem_dev_put_signal_ping_pong gshmem_dev_barrier_latency"
 TEST_TARGETS=""
-[ "$TESTS_ON" = ON ] && TEST_TARGETS="gpu_rma gpu_signal gpu_amo gpu_sync gpu_cxx gpu_graph gpu_badinput_test gpu_badinput_child"
+[ "$TESTS_ON" = ON ] && TEST_TARGETS="gpu_rma gpu_signal gpu_amo gpu_sync gpu_cxx gpu_graph gpu_coll gpu_badinput_test gpu_badinput_child"
 # What is small first, so a build cut short by the time limit still leaves something to run.
 # Keep going past a target that fails, so one broken program does not cost the others.
 KEEP=(-- -k)
@@ -142,7 +142,7 @@ RUN=$BUILD/gshmemrun
 export GSHMEM_TIMEOUT=30
 if [ "$TESTS_ON" = ON ]; then
   say "## tests (2 PEs on the one GPU; logs test_*.log)"
-  for t in gpu_rma gpu_signal gpu_amo gpu_sync gpu_cxx gpu_graph gpu_badinput_test; do
+  for t in gpu_rma gpu_signal gpu_amo gpu_sync gpu_cxx gpu_graph gpu_coll gpu_badinput_test; do
     exe=$BUILD/tests/gpu/$t
     if [ ! -x "$exe" ]; then
       say "test $t: NOT BUILT"
@@ -150,6 +150,9 @@ if [ "$TESTS_ON" = ON ]; then
     fi
     if [ $t = gpu_badinput_test ]; then
       step "test_$t" 90 "$exe"
+    elif [ $t = gpu_coll ]; then
+      # A few hundred collectives whose PEs time-slice the GPU (without MPS): more time.
+      step "test_$t" 100 "$RUN" -n 2 --timeout 95 "$exe"
     else
       step "test_$t" 50 "$RUN" -n 2 --timeout 45 "$exe"
     fi

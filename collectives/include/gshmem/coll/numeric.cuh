@@ -203,6 +203,14 @@ GSHMEM_HD constexpr bool op_supported(gshmem_redop_t op) {
   }
 }
 
+// The (type, op) pairs as types (op_supported's table at compile time): what a reducer
+// instantiates.
+template <class T, class Op>
+inline constexpr bool op_exists_v =
+    !(is_complex_v<T> && (std::is_same_v<Op, OpMin> || std::is_same_v<Op, OpMax>)) &&
+    (std::is_integral_v<T> ||
+     !(std::is_same_v<Op, OpBand> || std::is_same_v<Op, OpBor> || std::is_same_v<Op, OpBxor>));
+
 // Calls f(T{}) with the C++ type of a datatype (LONGDOUBLE only where `with_long_double`).
 template <bool with_long_double = true, class F>
 GSHMEM_HD auto visit_type(gshmem_datatype_t t, F&& f) {

@@ -1,0 +1,274 @@
+// The kernel of the stream-ordered collectives on a GPU heap, and its launch. One kernel for every
+// collective, type and operator: the algorithms are the same code for every type, so they are
+// compiled once (run_channel<Block, KernelReducer>) and the reducer picks the typed loop at run
+// time in a function of its own (not inlined into each of the algorithms' call sites), which keeps
+// the library's build to one instantiation of the algorithm set per GPU architecture.
+#include <cuda_runtime_api.h>
+
+#include <cstdio>
+#include <string>
+
+#include "collectives/coll_launch.hpp"
+#include "gshmem/coll/algorithms.cuh"
+#include "gshmem/gshmem.hpp"
+#include "host/cuda/gpu.hpp"
+
+namespace gshmem::coll {
+
+namespace {
+
+// Threads per block (channel). The copies and reductions stride over the block; 512 leaves the
+// compiler 128 registers per thread for the algorithm set.
+constexpr int kThreads = 512;
+
+// The typed loops. Plain switches: the visit_type / visit_op helpers take lambdas, which device
+// code cannot pass to a __host__ __device__ function.
+template <class T, class Op>
+__device__ __forceinline__ void reduce_as(void* out, const void* const* srcs, int nsrc,
+                                          size_t count) {
+  if constexpr (op_exists_v<T, Op>) reduce_elements<Block, T, Op>(out, srcs, nsrc, count);
+}
+
+template <class T>
+__device__ __forceinline__ void reduce_typed(gshmem_redop_t op, void* out, const void* const* srcs,
+                                             int nsrc, size_t count) {
+  switch (op) {
+    case GSHMEM_PROD:
+      return reduce_as<T, OpProd>(out, srcs, nsrc, count);
+    case GSHMEM_MIN:
+      return reduce_as<T, OpMin>(out, srcs, nsrc, count);
+    case GSHMEM_MAX:
+      return reduce_as<T, OpMax>(out, srcs, nsrc, count);
+    case GSHMEM_BAND:
+      return reduce_as<T, OpBand>(out, srcs, nsrc, count);
+    case GSHMEM_BOR:
+      return reduce_as<T, OpBor>(out, srcs, nsrc, count);
+    case GSHMEM_BXOR:
+      return reduce_as<T, OpBxor>(out, srcs, nsrc, count);
+    default:  // SUM, and AVG (SUM, then finish)
+      return reduce_as<T, OpSum>(out, srcs, nsrc, count);
+  }
+}
+
+// Called from every reduction site of the algorithms; one function of its own, not inlined.
+__device__ __noinline__ void reduce_any(gshmem_datatype_t t, gshmem_redop_t op, void* out,
+                                        const void* const* srcs, int nsrc, size_t count) {
+  switch (t) {
+    case GSHMEM_FLOAT:
+      return reduce_typed<float>(op, out, srcs, nsrc, count);
+    case GSHMEM_DOUBLE:
+      return reduce_typed<double>(op, out, srcs, nsrc, count);
+    case GSHMEM_HALF:
+      return reduce_typed<half_t>(op, out, srcs, nsrc, count);
+    case GSHMEM_BFLOAT16:
+      return reduce_typed<bfloat16_t>(op, out, srcs, nsrc, count);
+    case GSHMEM_INT8:
+      return reduce_typed<int8_t>(op, out, srcs, nsrc, count);
+    case GSHMEM_UINT8:
+      return reduce_typed<uint8_t>(op, out, srcs, nsrc, count);
+    case GSHMEM_INT16:
+      return reduce_typed<int16_t>(op, out, srcs, nsrc, count);
+    case GSHMEM_UINT16:
+      return reduce_typed<uint16_t>(op, out, srcs, nsrc, count);
+    case GSHMEM_INT32:
+      return reduce_typed<int32_t>(op, out, srcs, nsrc, count);
+    case GSHMEM_UINT32:
+      return reduce_typed<uint32_t>(op, out, srcs, nsrc, count);
+    case GSHMEM_INT64:
+      return reduce_typed<int64_t>(op, out, srcs, nsrc, count);
+    case GSHMEM_UINT64:
+      return reduce_typed<uint64_t>(op, out, srcs, nsrc, count);
+    case GSHMEM_COMPLEXF:
+      return reduce_typed<complexf_t>(op, out, srcs, nsrc, count);
+    case GSHMEM_COMPLEXD:
+      return reduce_typed<complexd_t>(op, out, srcs, nsrc, count);
+    default:  // LONGDOUBLE: refused on the host
+      return;
+  }
+}
+
+// AVG's division (the real floating types only).
+__device__ __noinline__ void divide_any(gshmem_datatype_t t, void* out, size_t count, int n) {
+  switch (t) {
+    case GSHMEM_FLOAT:
+      return divide_elements<Block, float>(out, count, n);
+    case GSHMEM_DOUBLE:
+      return divide_elements<Block, double>(out, count, n);
+    case GSHMEM_HALF:
+      return divide_elements<Block, half_t>(out, count, n);
+    case GSHMEM_BFLOAT16:
+      return divide_elements<Block, bfloat16_t>(out, count, n);
+    default:
+      return;
+  }
+}
+
+// The reducer the algorithms run with in the kernel: (dtype, op) chosen at run time. The host
+// checked that the pair exists and is not long double.
+struct KernelReducer {
+  gshmem_datatype_t dtype;
+  gshmem_redop_t op;
+  uint32_t es;
+
+  GSHMEM_HD GSHMEM_INLINE size_t esize() const { return es; }
+  template <class G>
+  GSHMEM_HD GSHMEM_INLINE void reduce(void* out, const void* const* srcs, int nsrc,
+                                      size_t count) const {
+    static_assert(std::is_same_v<G, Block>, "the collective kernel runs a channel per block");
+#if GSHMEM_ON_DEVICE
+    reduce_any(dtype, op, out, srcs, nsrc, count);
+#endif
+  }
+  template <class G>
+  GSHMEM_HD GSHMEM_INLINE void finish(void* out, size_t count, int n) const {
+    static_assert(std::is_same_v<G, Block>, "the collective kernel runs a channel per block");
+#if GSHMEM_ON_DEVICE
+    if (op == GSHMEM_AVG) divide_any(dtype, out, count, n);
+#endif
+  }
+};
+
+// Wait diagnostics print the call's name: it must be a string the device can read.
+__device__ const char* call_name(Coll c) {
+  switch (c) {
+    case Coll::AllReduce:
+      return "gshmem_allreduce (stream)";
+    case Coll::Reduce:
+      return "gshmem_reduce (stream)";
+    case Coll::AllGather:
+      return "gshmem_allgather (stream)";
+    case Coll::ReduceScatter:
+      return "gshmem_reducescatter (stream)";
+    case Coll::Broadcast:
+      return "gshmem_broadcast (stream)";
+    case Coll::AllToAll:
+      return "gshmem_alltoall (stream)";
+  }
+  return "gshmem collective (stream)";
+}
+
+// The call's number on the team, from the counter in the team's collective area (word 0 of its
+// header, the word CPU PEs count in), read by every block and advanced once by the last block to
+// read it (word 1 counts the readers). It is read here, not fixed at enqueue time, so that a CUDA
+// graph replaying the kernel makes a new call each time: tags must grow from call to call. The
+// kernels of one PE's collectives run one after another (the pool is shared), so the count is the
+// same on every member that makes the same calls.
+__device__ uint64_t claim_seq(const Workspace& ws) {
+  __shared__ uint64_t seq;
+  if (threadIdx.x == 0) {
+    uint64_t* words = reinterpret_cast<uint64_t*>(ws.c.heap.base + ws.area_off);
+    cuda::atomic_ref<uint64_t, cuda::thread_scope_device> calls(words[0]), readers(words[1]);
+    const uint64_t last = calls.load(cuda::memory_order_relaxed);
+    // acq_rel: every block's read comes before the last block's update.
+    if (readers.fetch_add(1, cuda::memory_order_acq_rel) + 1 == uint64_t(ws.nch)) {
+      readers.store(0, cuda::memory_order_relaxed);
+      calls.store(last + 1, cuda::memory_order_relaxed);
+    }
+    seq = last + 1;
+  }
+  __syncthreads();
+  return seq;
+}
+
+__global__ void __launch_bounds__(kThreads)
+    coll_kernel(Workspace ws, Coll coll, KernelReducer r, CallArgs a) {
+  ws.call = call_name(coll);
+  ws.seq = claim_seq(ws);
+  run_channel<Block>(ws, coll, r, a, int(blockIdx.x));
+  if (a.src_pub || a.dst_pub) release_user_buffers<Block>(ws);
+}
+
+[[noreturn]] void cuda_fail(cudaError_t rc, const char* call, const std::string& what) {
+  (void)cudaGetLastError();
+  throw Error(GSHMEM_ERROR_INTERNAL, call, "",
+              what + ": " + cudaGetErrorString(rc) + " (" + cudaGetErrorName(rc) + ")");
+}
+
+void cuda_check(cudaError_t rc, const char* call, const char* what) {
+  if (rc != cudaSuccess) cuda_fail(rc, call, what);
+}
+
+// What one device can hold of the kernel, asked once per device.
+struct DeviceLimits {
+  bool known = false;
+  int max_blocks = 0;     // resident at once: blocks per SM x SMs
+  bool pageable = false;  // kernels may read pageable host memory (HMM/ATS)
+};
+
+const DeviceLimits& limits(int device, const char* call) {
+  static thread_local DeviceLimits cache[64];
+  DeviceLimits& l = cache[device & 63];
+  if (!l.known) {
+    int sms = 0, per_sm = 0, pageable = 0;
+    cuda_check(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device), call,
+               "cudaDeviceGetAttribute(MultiProcessorCount)");
+    cuda_check(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, coll_kernel, kThreads, 0),
+               call, "cudaOccupancyMaxActiveBlocksPerMultiprocessor (collective kernel)");
+    if (cudaDeviceGetAttribute(&pageable, cudaDevAttrPageableMemoryAccess, device) != cudaSuccess) {
+      (void)cudaGetLastError();
+      pageable = 0;
+    }
+    l.max_blocks = sms * per_sm;
+    l.pageable = pageable != 0;
+    l.known = true;
+  }
+  return l;
+}
+
+}  // namespace
+
+void check_reachable(gpu::Queue& q, const char* call, const char* arg, const void* p,
+                     uint64_t bytes) {
+  if (!p || !bytes) return;
+  q.make_current();
+  if (limits(q.device(), call).pageable) return;
+  cudaPointerAttributes at{};
+  cudaError_t rc = cudaPointerGetAttributes(&at, p);
+  if (rc != cudaSuccess) cuda_fail(rc, call, std::string("cudaPointerGetAttributes(") + arg + ")");
+  if (at.type == cudaMemoryTypeUnregistered ||
+      (at.type == cudaMemoryTypeHost && !at.devicePointer)) {
+    char where[32];
+    std::snprintf(where, sizeof where, "%p", p);
+    throw Error(GSHMEM_ERROR_INVALID_ARGUMENT, call, arg,
+                std::string(arg) + "=" + where +
+                    " is host memory the GPU cannot reach (a stream-ordered collective on a GPU "
+                    "heap needs device, managed or pinned mapped memory)");
+  }
+}
+
+void launch_call(gpu::Queue& q, const char* call, const GpuCall& c) {
+  q.make_current();
+  const DeviceLimits& l = limits(q.device(), call);
+  if (c.ws.nch < 1 || c.ws.nch > l.max_blocks) {
+    throw Error(GSHMEM_ERROR_INVALID_ARGUMENT, call, "",
+                "the plan's " + std::to_string(c.ws.nch) + " channels need as many blocks of " +
+                    std::to_string(kThreads) +
+                    " threads resident at once (they wait for each other), but device " +
+                    std::to_string(q.device()) + " holds at most " + std::to_string(l.max_blocks) +
+                    " of them (lower GSHMEM_NCHANNELS)");
+  }
+  cudaStream_t s = static_cast<cudaStream_t>(c.stream);  // nullptr: the legacy default stream
+  CallArgs a = c.args;
+  void* staged = nullptr;
+  if (c.stage_src && c.src_bytes) {
+    // Stream-ordered scratch: the copy, the kernel and the release are all on s (and in a graph,
+    // when captured).
+    cuda_check(cudaMallocAsync(&staged, c.src_bytes, s), call, "cudaMallocAsync (staging src)");
+    cuda_check(cudaMemcpyAsync(staged, a.src, c.src_bytes, cudaMemcpyDefault, s), call,
+               "cudaMemcpyAsync (staging src)");
+    a.src = staged;
+  }
+  coll_kernel<<<c.ws.nch, kThreads, 0, s>>>(c.ws, c.coll, KernelReducer{c.dtype, c.op, c.es}, a);
+  cudaError_t rc = cudaGetLastError();
+  if (staged) {
+    cudaError_t frc = cudaFreeAsync(staged, s);
+    if (rc == cudaSuccess) rc = frc;
+  }
+  if (rc != cudaSuccess) cuda_fail(rc, call, "collective kernel launch");
+  if (!c.stream) {
+    rc = cudaStreamSynchronize(s);
+    if (rc != cudaSuccess) cuda_fail(rc, call, "collective kernel (legacy default stream)");
+  }
+}
+
+}  // namespace gshmem::coll
