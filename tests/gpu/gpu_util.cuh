@@ -24,11 +24,6 @@ extern "C" __attribute__((weak)) int gshmemx_gpu_available(char* why, size_t len
 
 namespace gshmem_gpu_test {
 
-// gshmem_mp_main asks for a host heap unless GSHMEM_HEAP is set (the CPU-PE tests load and store
-// their heap); kernels need the GPU heap wherever a GPU is usable, so these programs ask for auto
-// before main runs. An explicit GSHMEM_HEAP still wins; without a GPU auto is the host heap and
-// the tests skip.
-inline const bool kHeapAuto = [] { return setenv("GSHMEM_HEAP", "auto", 0) == 0; }();
 
 using gshmem_test::key;
 using gshmem_test::kPoison;
