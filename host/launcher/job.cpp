@@ -17,6 +17,9 @@ namespace gshmem::launcher {
 
 namespace {
 
+// How long a PE's error report waits for a death that may have caused it (see Job::report_).
+constexpr double kReportGrace = 0.25;
+
 double now_s() {
   return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
 }
@@ -137,9 +140,16 @@ void Job::fail(int status, const std::string& why) {
   if (server_) server_->broadcast_failure(status, why);
 }
 
+void Job::report_failure() {
+  if (job_status_ < 0) job_status_ = report_.code;
+  fail(report_.code, report_.why);
+}
+
 void Job::escalate(double now) {
   if (!ending_) return;
-  int want = now - ending_since_ > opt_.grace_s + 2 ? 2 : now - ending_since_ > opt_.grace_s ? 1 : 0;
+  int want = now - ending_since_ > opt_.grace_s + 2 ? 2
+             : now - ending_since_ > opt_.grace_s   ? 1
+                                                    : 0;
   if (want <= kill_stage_) return;
   kill_stage_ = want;
   for (auto& pe : pes_) {
@@ -156,7 +166,9 @@ void Job::on_exit(int r, int wstatus) {
   bool connected = server_->ever_connected(r);
   bool finalized = server_->said_bye(r);
   std::string who = "PE " + std::to_string(r) + " (pid " + std::to_string(pe.pid) + ")";
-  if (WIFSIGNALED(wstatus)) {
+  if (report_.rank == r) {  // it said why before it went
+    report_failure();
+  } else if (WIFSIGNALED(wstatus)) {
     fail(shell_status(wstatus), who + " " + describe_status(wstatus));
   } else if (WEXITSTATUS(wstatus) != 0 && !finalized) {
     fail(shell_status(wstatus),
@@ -205,9 +217,7 @@ int Job::run() {
       opt_.npes, secret_,
       star::Server::Hooks{
           [this](int rank, int code, const std::string& why) {
-            (void)rank;
-            if (job_status_ < 0) job_status_ = code;
-            fail(code, why);
+            if (report_.rank < 0 && !ending_) report_ = {rank, code, why, now_s()};
           },
           [](int, bool) {},  // deaths are reported from waitpid, which knows how the PE ended
           [this](const std::string& why) { fail(1, why); }});
@@ -233,9 +243,12 @@ int Job::run() {
     }
     size_t first_client = fds.size();
     server_->collect_pollfds(&fds);
-    ::poll(fds.data(), fds.size(), 200);
+    ::poll(fds.data(), fds.size(), report_.rank >= 0 && !ending_ ? 50 : 200);
 
-    // Messages first: a PE's abort is in its socket before its exit is in the signalfd.
+    // Deaths, then messages. A PE's death (its sockets closed) is the cause of the transport
+    // errors its peers report a moment later, so it is what the job ends with when both are
+    // here; on_exit handles the dead PE's own messages (an abort it sent) before its status.
+    reap();
     for (size_t i = first_client; i < fds.size(); ++i) {
       if (fds[i].revents) server_->handle(fds[i].fd);
     }
@@ -247,8 +260,10 @@ int Job::run() {
       if (!fds[i].revents) continue;
       for (int r = 0; r < opt_.npes; ++r) {
         Pe& pe = pes_[size_t(r)];
-        if (pe.out.get() == fds[i].fd) drain(r, false);
-        else if (pe.err.get() == fds[i].fd) drain(r, true);
+        if (pe.out.get() == fds[i].fd)
+          drain(r, false);
+        else if (pe.err.get() == fds[i].fd)
+          drain(r, true);
       }
     }
     if (fds[0].revents & POLLIN) {
@@ -263,6 +278,7 @@ int Job::run() {
     reap();
 
     double now = now_s();
+    if (report_.rank >= 0 && !ending_ && now - report_.since >= kReportGrace) report_failure();
     if (opt_.timeout_s > 0 && !ending_ && now - start_ > opt_.timeout_s) {
       std::string running;
       for (int r = 0; r < opt_.npes; ++r) {

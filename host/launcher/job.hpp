@@ -42,6 +42,7 @@ class Job {
   void reap();
   void on_exit(int pe, int wstatus);
   void fail(int status, const std::string& why);
+  void report_failure();  // fail() with report_
   void escalate(double now);
   void drain(int pe, bool err);
   void emit(int pe, bool err, const std::string& line);
@@ -58,6 +59,14 @@ class Job {
   double ending_since_ = 0;
   int kill_stage_ = 0;
   int job_status_ = -1;  // set by the first failure or a global exit
+  // The first error a PE reported, held for kReportGrace seconds: a peer's death reaches the
+  // others' sockets before its exit status can be reaped, and the death is the cause.
+  struct Report {
+    int rank = -1;
+    int code = 0;
+    std::string why;
+    double since = 0;
+  } report_;
   double start_ = 0;
   double last_straggler_report_ = 0;
 };

@@ -68,7 +68,7 @@ std::vector<std::string> leftovers(const std::string& dir, const std::set<std::s
 TEST(Launcher, KilledPeEndsTheJobCleanly) {
   std::string marker = unique_marker("fault");
   std::set<std::string> shm_before = list_dir("/dev/shm"), tmp_before = list_dir("/tmp");
-  Outcome o = run(job(4, {"barrier_loop_kill", "2", marker}), {}, 30);
+  Outcome o = run(job(4, {"barrier_loop_kill", "2", "2000", marker}), {}, 30);
   ASSERT_TRUE(o.finished) << o.describe();
   EXPECT_TRUE(o.exited) << o.describe();
   EXPECT_EQ(o.code, 137) << o.describe();
@@ -88,7 +88,8 @@ TEST(Launcher, KilledPeEndsTheJobCleanly) {
 // through the proxy and libfabric to the dead PE.
 TEST(Launcher, KilledPeAcrossTheFabricIsNamed) {
   std::string marker = unique_marker("fault-fabric");
-  Outcome o = run(job(4, {"barrier_loop_kill", "2", marker}, {"--ppn", "1"}), {}, 30);
+  // 100 barriers: across the fabric each takes milliseconds on 2 loaded cores.
+  Outcome o = run(job(4, {"barrier_loop_kill", "2", "100", marker}, {"--ppn", "1"}), {}, 30);
   ASSERT_TRUE(o.finished) << o.describe();
   EXPECT_TRUE(o.exited) << o.describe();
   EXPECT_EQ(o.code, 137) << o.describe();

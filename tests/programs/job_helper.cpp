@@ -101,10 +101,12 @@ int main(int argc, char** argv) {
   std::fflush(stdout);
 
   if (mode == "barrier_loop_kill") {
-    // The victim dies by SIGKILL in the middle of the barriers; the others must not hang.
+    // The victim dies by SIGKILL in the middle of the barriers (after the third argument's
+    // number of them); the others must not hang.
     int victim = arg_int(argc, argv, 2, 1);
+    long when = arg_int(argc, argv, 3, 2000);
     for (long i = 0;; ++i) {
-      if (me == victim && i == 2000) raise(SIGKILL);
+      if (me == victim && i == when) raise(SIGKILL);
       gshmem_barrier_all();
     }
   }
