@@ -61,7 +61,7 @@ const Driver* driver() {
     load("cuPointerGetAttribute", &d.cuPointerGetAttribute);
     load("cuStreamWaitValue64", &d.cuStreamWaitValue64);
     load("cuStreamWriteValue64", &d.cuStreamWriteValue64);
-    g_loaded = d.cuGetErrorString && d.cuDeviceGetAttribute;
+    g_loaded = d.cuGetErrorString && d.cuDeviceGet && d.cuDeviceGetAttribute;
   });
   return g_loaded ? &g_driver : nullptr;
 }
