@@ -231,6 +231,61 @@ double as_ld_any(const T& v) {
 
 // Runs one collective on `team` and checks this PE's output, and that nothing else in the output
 // region (or past it) changed. Returns the number of wrong elements; the first few are reported.
+// Whether a result element is what the reference says. long double has 6 bytes of padding that
+// copies need not preserve: compare its value. Complex products may differ in the sign of a zero
+// with the order of evaluation.
+template <class T>
+bool same_bits(const T& got, const T& want) {
+  if constexpr (std::is_same_v<T, long double>) {
+    return got == want;
+  } else if constexpr (gc::is_complex_v<T>) {
+    return got.re == want.re && got.im == want.im;
+  } else {
+    return std::memcmp(&got, &want, sizeof(T)) == 0;
+  }
+}
+
+// Calls want(i, value) for every element i of dst that the call writes on member `me` of an
+// n-member team, with the value the reference says it must hold. Returns how many it writes.
+template <class T, class Want>
+size_t for_each_expected(const Case& c, int n, int me, Want&& want) {
+  const size_t count = c.count;
+  std::vector<T> vals(static_cast<size_t>(n));
+  auto reduce_at = [&](size_t k) {
+    for (int p = 0; p < n; ++p) vals[size_t(p)] = make_value<T>(c.salt, p, k, c.op);
+    return reference<T>(c.op, vals);
+  };
+  switch (c.coll) {
+    case Coll::Reduce:
+      if (me != c.root) return 0;
+      [[fallthrough]];
+    case Coll::AllReduce:
+      for (size_t i = 0; i < count; ++i) want(i, reduce_at(i));
+      return count;
+    case Coll::ReduceScatter:
+      for (size_t i = 0; i < count; ++i) want(i, reduce_at(size_t(me) * count + i));
+      return count;
+    case Coll::AllGather:
+      for (int p = 0; p < n; ++p) {
+        for (size_t i = 0; i < count; ++i) {
+          want(size_t(p) * count + i, make_value<T>(c.salt, p, i, c.op));
+        }
+      }
+      return count * size_t(n);
+    case Coll::Broadcast:
+      for (size_t i = 0; i < count; ++i) want(i, make_value<T>(c.salt, c.root, i, c.op));
+      return count;
+    case Coll::AllToAll:
+      for (int p = 0; p < n; ++p) {
+        for (size_t i = 0; i < count; ++i) {
+          want(size_t(p) * count + i, make_value<T>(c.salt, p, size_t(me) * count + i, c.op));
+        }
+      }
+      return count * size_t(n);
+  }
+  return 0;
+}
+
 template <class T>
 size_t run_case_typed(const Case& c, gshmem_team_t team) {
   const int n = gshmem_team_n_pes(team), me = gshmem_team_my_pe(team);
@@ -306,59 +361,11 @@ size_t run_case_typed(const Case& c, gshmem_team_t team) {
   }
 
   size_t wrong = 0;
-  auto check = [&](size_t i, const T& want) {
-    // long double has 6 bytes of padding that copies need not preserve: compare its value.
-    // Complex products may differ in the sign of a zero with the order of evaluation.
-    if constexpr (std::is_same_v<T, long double>) {
-      if (out[i] == want) return;
-    } else if constexpr (gc::is_complex_v<T>) {
-      if (out[i].re == want.re && out[i].im == want.im) return;
-    } else {
-      if (std::memcmp(&out[i], &want, es) == 0) return;
-    }
-    if (++wrong <= 3) {
-      ADD_FAILURE() << describe(c, team) << ": element " << i << " is " << as_ld_any(out[i])
-                    << ", expected " << as_ld_any(want) << " [" << gshmem_test::seed_note() << "]";
-    }
-  };
-  std::vector<T> vals(N);
-  auto reduce_at = [&](size_t k) {
-    for (int p = 0; p < n; ++p) vals[size_t(p)] = make_value<T>(c.salt, p, k, c.op);
-    return reference<T>(c.op, vals);
-  };
-  size_t written = dst_elems;  // elements of `out` the call writes on this PE
-  switch (c.coll) {
-    case Coll::AllReduce:
-      for (size_t i = 0; i < count; ++i) check(i, reduce_at(i));
-      break;
-    case Coll::Reduce:
-      if (me == c.root) {
-        for (size_t i = 0; i < count; ++i) check(i, reduce_at(i));
-      } else {
-        written = 0;
-      }
-      break;
-    case Coll::ReduceScatter:
-      for (size_t i = 0; i < count; ++i) check(i, reduce_at(size_t(me) * count + i));
-      break;
-    case Coll::AllGather:
-      for (int p = 0; p < n; ++p) {
-        for (size_t i = 0; i < count; ++i) {
-          check(size_t(p) * count + i, make_value<T>(c.salt, p, i, c.op));
-        }
-      }
-      break;
-    case Coll::Broadcast:
-      for (size_t i = 0; i < count; ++i) check(i, make_value<T>(c.salt, c.root, i, c.op));
-      break;
-    case Coll::AllToAll:
-      for (int p = 0; p < n; ++p) {
-        for (size_t i = 0; i < count; ++i) {
-          check(size_t(p) * count + i, make_value<T>(c.salt, p, size_t(me) * count + i, c.op));
-        }
-      }
-      break;
-  }
+  const size_t written = for_each_expected<T>(c, n, me, [&](size_t i, const T& want) {
+    if (same_bits(out[i], want) || ++wrong > 3) return;
+    ADD_FAILURE() << describe(c, team) << ": element " << i << " is " << as_ld_any(out[i])
+                  << ", expected " << as_ld_any(want) << " [" << gshmem_test::seed_note() << "]";
+  });
   const size_t lo = size_t(reinterpret_cast<char*>(out) - reg), hi = lo + written * es;
   for (size_t b = 0; b < reg_bytes; ++b) {
     if (b >= lo && b < hi) continue;
