@@ -32,11 +32,29 @@ GSHMEM_HD GSHMEM_INLINE float to_f32(const coll::half_t* row, int32_t i) {
   return coll::half_to_float(row[i]);
 }
 
+// How far ahead of the row being summed a host thread asks for its lines. The rows a mapped peer
+// stored are in that peer's core's cache; fetched on demand, one line at a time as the loop's
+// window reaches it, summing them took twice as long as summing local rows (x86-64, SSE2 code).
+constexpr int32_t kRowPrefetchBytes = 1024;
+
 // acc[i] += w * row[i] for the group's share of i < n.
 template <class G, class Y>
 GSHMEM_HD GSHMEM_MOE_ROW_LOOP void accumulate_row(float* __restrict acc, const Y* __restrict row,
                                                   float w, int32_t n) {
-  for (int32_t i = int32_t(G::rank()); i < n; i += int32_t(G::size())) acc[i] += w * to_f32(row, i);
+  int32_t i = int32_t(G::rank());
+#if !GSHMEM_ON_DEVICE
+  // One cache line per step, with a prefetch of the line kRowPrefetchBytes ahead (past the row's
+  // end it is harmless); the inner loop has a fixed trip count and vectorises.
+  constexpr int32_t line = 64 / int32_t(sizeof(Y));
+  if (G::size() == 1) {
+    const char* bytes = reinterpret_cast<const char*>(row);
+    for (; i + line <= n; i += line) {
+      __builtin_prefetch(bytes + int64_t(i) * int64_t(sizeof(Y)) + kRowPrefetchBytes);
+      for (int32_t j = i; j < i + line; ++j) acc[j] += w * to_f32(row, j);
+    }
+  }
+#endif
+  for (; i < n; i += int32_t(G::size())) acc[i] += w * to_f32(row, i);
 }
 
 // out[i] = acc[i] in Y, and acc[i] = 0 for the next token, for the group's share of i < n.
