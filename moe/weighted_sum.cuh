@@ -66,17 +66,22 @@ GSHMEM_HD GSHMEM_MOE_ROW_LOOP void store_row(Y* __restrict out, float* __restric
   }
 }
 
-// out[t] = sum_k w[t][k] * y_in[pos[t][k]] for t < tokens, by the group G (its threads share each
-// row). `acc` is hidden floats of zeros, left zeroed.
+// out[t] = sum_k w[t][k] * y(t, k) for t < tokens, by the group G (its threads share each row).
+// y(t, k) is y_in[pos[t][k]], or own[own_row[t][k]] where own_row has one and `own` is given:
+// `own` is this member's expert outputs (combine_send's expert_y), still valid, whose rows were
+// not copied into its own y_in. `acc` is hidden floats of zeros, left zeroed.
 template <class G, class Y>
-GSHMEM_HD void weighted_sum(const Plan& p, const float* weights, Y* out, int32_t tokens,
-                            float* acc) {
+GSHMEM_HD void weighted_sum(const Plan& p, const float* weights, Y* out, int32_t tokens, float* acc,
+                            const Y* own) {
   const int32_t H = p.hidden, K = p.topk;
   const Y* y = reinterpret_cast<const Y*>(p.y_in);
   for (int32_t t = 0; t < tokens; ++t) {
     for (int32_t k = 0; k < K; ++k) {
-      const int32_t pos = p.pos[t * K + k];
-      if (pos >= 0) accumulate_row<G>(acc, y + int64_t(pos) * H, weights[t * K + k], H);
+      const int32_t i = t * K + k, pos = p.pos[i];
+      if (pos < 0) continue;
+      const Y* row =
+          own && p.own_row[i] >= 0 ? own + int64_t(p.own_row[i]) * H : y + int64_t(pos) * H;
+      accumulate_row<G>(acc, row, weights[i], H);
     }
     store_row<G>(out + int64_t(t) * H, acc, H);
   }
