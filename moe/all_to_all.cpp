@@ -10,7 +10,8 @@
 //         batches: network peers first, so their puts travel while the mapped copies run.
 //   recv  wait for every member's tokens signal, unpacking network landing zones as they arrive.
 // One combine: send the outputs back to every member (network first); wait for every member's
-// outputs signal; the weighted sums.
+// outputs signal; the weighted sums. combine() (both halves in one call) copies nothing to this
+// member itself: expert_y is still valid when it sums, so its own outputs are read there.
 #include <algorithm>
 #include <cmath>
 #include <cstdarg>
@@ -144,6 +145,7 @@ class AllToAll::Impl {
   ExpertBatch dispatch_recv(void* stream);
   void combine_send(const void* y, void* stream);
   void combine_recv(void* out, const float* weights, void* stream);
+  void combine(void* out, const void* y, const float* weights, void* stream);
 
   Config cfg;
   Info info{};
@@ -160,6 +162,10 @@ class AllToAll::Impl {
   void abandon();
   template <class F>
   void for_each_peer(F&& f) const;
+  // The two halves of combine. `own`: y stays valid until the sums are done, so this member's
+  // own outputs are read there instead of being copied into its y_in.
+  void send_outputs(const char* y, bool own, const char* call);
+  void sum_outputs(void* out, const float* weights, const void* own, const char* call);
 
   Plan p_{};
   DeviceContext ctx_{};
@@ -317,6 +323,7 @@ void AllToAll::Impl::allocate_tables(const std::vector<int32_t>& nodes) {
       {&p.bucket, E + 1},
       {&p.order, int64_t(p.send_tokens) * p.topk},
       {&p.pos, int64_t(p.max_tokens) * p.topk},
+      {&p.own_row, int64_t(p.max_tokens) * p.topk},
       {&p.scratch, p.dp * E},
       {&p.arrived, n},
       {&p.staged, G},
@@ -489,14 +496,38 @@ ExpertBatch AllToAll::Impl::dispatch_recv(void* stream) {
   return b;
 }
 
+void AllToAll::Impl::send_outputs(const char* y, bool own, const char* call) {
+  Site site{call};
+  for_each_peer([&](int32_t m) {
+    detail::send_outputs<Thread>(ctx_, p_, epoch_, m, own && m == p_.me ? nullptr : y, site);
+  });
+}
+
+void AllToAll::Impl::sum_outputs(void* out, const float* weights, const void* own,
+                                 const char* call) {
+  detail::for_each_arrival<Thread>(ctx_, p_, detail::kOutputs, epoch_, call, [](int32_t) {});
+  switch (cfg.combine_type) {
+    case DType::F32:
+      detail::weighted_sum<Thread>(p_, weights, static_cast<float*>(out), tokens_, acc_.data(),
+                                   static_cast<const float*>(own));
+      break;
+    case DType::BF16:
+      detail::weighted_sum<Thread>(p_, weights, static_cast<coll::bfloat16_t*>(out), tokens_,
+                                   acc_.data(), static_cast<const coll::bfloat16_t*>(own));
+      break;
+    default:
+      detail::weighted_sum<Thread>(p_, weights, static_cast<coll::half_t*>(out), tokens_,
+                                   acc_.data(), static_cast<const coll::half_t*>(own));
+      break;
+  }
+  stage_ = Stage::Idle;
+}
+
 void AllToAll::Impl::combine_send(const void* y, void* stream) {
   const char* call = "gshmem_moe_combine_send";
   expect(Stage::Received, call, stream);
   if (!y) bad_argument(call, "expert_y", "expert_y is NULL");
-  Site site{call};
-  for_each_peer([&](int32_t m) {
-    detail::send_outputs<Thread>(ctx_, p_, epoch_, m, static_cast<const char*>(y), site);
-  });
+  send_outputs(static_cast<const char*>(y), false, call);
   stage_ = Stage::Combining;
 }
 
@@ -507,21 +538,21 @@ void AllToAll::Impl::combine_recv(void* out, const float* weights, void* stream)
     bad_argument(call, !out ? "out" : "weights",
                  format("%s is NULL with %d tokens", !out ? "out" : "weights", tokens_));
   }
-  detail::for_each_arrival<Thread>(ctx_, p_, detail::kOutputs, epoch_, call, [](int32_t) {});
-  switch (cfg.combine_type) {
-    case DType::F32:
-      detail::weighted_sum<Thread>(p_, weights, static_cast<float*>(out), tokens_, acc_.data());
-      break;
-    case DType::BF16:
-      detail::weighted_sum<Thread>(p_, weights, static_cast<coll::bfloat16_t*>(out), tokens_,
-                                   acc_.data());
-      break;
-    default:
-      detail::weighted_sum<Thread>(p_, weights, static_cast<coll::half_t*>(out), tokens_,
-                                   acc_.data());
-      break;
+  sum_outputs(out, weights, nullptr, call);
+}
+
+void AllToAll::Impl::combine(void* out, const void* y, const float* weights, void* stream) {
+  // Bad out or weights are reported as the two halves would (after sending, so no member waits
+  // on this one); then every output must be in y_in for the combine_recv that may follow.
+  if (!y || (tokens_ > 0 && (!out || !weights))) {
+    combine_send(y, stream);
+    combine_recv(out, weights, stream);
+    return;
   }
-  stage_ = Stage::Idle;
+  expect(Stage::Received, "gshmem_moe_combine_send", stream);
+  send_outputs(static_cast<const char*>(y), true, "gshmem_moe_combine_send");
+  stage_ = Stage::Combining;
+  sum_outputs(out, weights, y, "gshmem_moe_combine_recv");
 }
 
 // ---- The public class --------------------------------------------------------------------------
@@ -548,8 +579,7 @@ void AllToAll::combine_recv(void* out, const float* weights, void* stream) {
   impl_->combine_recv(out, weights, stream);
 }
 void AllToAll::combine(void* out, const void* expert_y, const float* weights, void* stream) {
-  impl_->combine_send(expert_y, stream);
-  impl_->combine_recv(out, weights, stream);
+  impl_->combine(out, expert_y, weights, stream);
 }
 const Config& AllToAll::config() const {
   return impl_->cfg;

@@ -27,7 +27,7 @@ __device__ void combine_steps(const DeviceContext& c, const Plan& p, uint64_t ep
                               const float* weights, Y* out, int32_t tokens, float* acc) {
   send_outputs<G>(c, p, epoch, int32_t(blockIdx.x), y, {"gshmem_moe_combine_send"});
   for_each_arrival<G>(c, p, kOutputs, epoch, "gshmem_moe_combine_recv", [](int32_t) {});
-  weighted_sum<G>(p, weights, out, tokens, acc);
+  weighted_sum<G>(p, weights, out, tokens, acc, static_cast<const Y*>(nullptr));
 }
 
 __global__ void check_block(DeviceContext c, Plan p, uint64_t epoch, const char* x,
@@ -44,7 +44,7 @@ __global__ void check_warp(DeviceContext c, Plan p, uint64_t epoch, const char* 
                            float* acc) {
   dispatch_steps<Warp>(c, p, epoch, x, scales, indices, tokens);
   combine_steps<Warp>(c, p, epoch, y, weights, out, tokens, acc);
-  weighted_sum<Warp>(p, weights, out32, tokens, acc);
+  weighted_sum<Warp>(p, weights, out32, tokens, acc, reinterpret_cast<const float*>(y));
 }
 
 }  // namespace gshmem::moe::detail

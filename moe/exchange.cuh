@@ -155,13 +155,18 @@ GSHMEM_HD void unpack_landing(const Plan& p, int32_t s) {
 // The outputs this member's experts computed for the tokens of member m's DP group, to m: what
 // goes to a group is one contiguous range of its y_in (see moe/routing.cuh). Mapped: copied per
 // (sender, expert) run, then the outputs signal. Network: gathered into y_stage once per group
-// (every member of the group gets the same range) and put as one batch.
+// (every member of the group gets the same range) and put as one batch. y == nullptr, for m this
+// member only: the signal alone (combine reads the rows where the experts left them).
 template <class G>
 GSHMEM_HD void send_outputs(const DeviceContext& c, const Plan& p, uint64_t epoch, int32_t m,
                             const char* y, Site s) {
   const int pe = p.pe(m);
   const int32_t g = m / p.dp, g0 = g * p.dp;
   const bool direct = mapped(c, pe);
+  if (!y) {
+    put_signal_nbi<G>(c, nullptr, nullptr, 0, p.signal(kOutputs, p.me), epoch, pe, s);
+    return;
+  }
   char* dst = direct ? on_peer(c, p.y_in, pe) : p.y_stage + uint64_t(p.y_stage_off[g]) * p.y_bytes;
   const bool gather = direct || p.staged[g] != int32_t(epoch);
   uint64_t first = 0;  // y_in row of the range at m

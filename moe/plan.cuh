@@ -76,6 +76,8 @@ struct Plan {
   int32_t* bucket;         // [E+1] this member's pairs for expert x: order[bucket[x]..bucket[x+1])
   int32_t* order;          // [S*topk] the token of each pair, by (expert, token, slot)
   int32_t* pos;            // [T*topk] row of y_in holding each pair's output; -1: unused slot
+  int32_t* own_row;        // [T*topk] row of this member's expert outputs holding each pair's
+                           // output when this member owns the pair's expert; else -1
   int32_t* scratch;        // [max(E, dp*E)] cursors
   int32_t* arrived;        // [n] per-member progress of the wait in for_each_arrival
   int32_t* staged;         // [n/dp] the epoch whose outputs y_stage holds, per group

@@ -205,11 +205,12 @@ GSHMEM_HD void plan_call(const Plan& p) {
 
 // The row of y_in where each (token, slot) of this member's group gets its expert's output: the
 // same ordering owners use in ret_off (owner, sending member, local expert, then the sender's own
-// order: token, slot).
+// order: token, slot). For the pairs whose expert this member owns, also the row of its own
+// expert outputs that send_outputs copies there (own_row), so combine can read them in place.
 template <class G>
 GSHMEM_HD void place_pairs(const Plan& p, const int32_t* indices, int32_t tokens) {
   if (G::rank() == 0) {
-    const int32_t E = p.experts, L = p.local_experts, g0 = p.me - p.me % p.dp;
+    const int32_t n = p.n, E = p.experts, L = p.local_experts, g0 = p.me - p.me % p.dp;
     int32_t* next = p.scratch;  // [dp][E]: the next row for sender g0+q's pairs of expert x
     int32_t row = 0;
     for (int32_t r = 0; r < p.n; ++r) {
@@ -221,8 +222,14 @@ GSHMEM_HD void place_pairs(const Plan& p, const int32_t* indices, int32_t tokens
       }
     }
     for (int32_t i = 0; i < tokens * p.topk; ++i) {
-      int32_t x = indices[i];
-      p.pos[i] = x < 0 ? -1 : next[(i / p.topk) % p.dp * E + x]++;
+      const int32_t x = indices[i], q = (i / p.topk) % p.dp;
+      p.pos[i] = x < 0 ? -1 : next[q * E + x]++;
+      p.own_row[i] = -1;
+      if (x >= 0 && p.owner(x) == p.me) {
+        // send_outputs copies (sender g0+q, local expert e) from recv_off to ret_off.
+        const int32_t e = x - p.me * L, at = e * n + g0 + q;
+        p.own_row[i] = e * p.capacity + p.recv_off[at] + (p.pos[i] - p.ret_off[at]);
+      }
     }
   }
   G::sync();

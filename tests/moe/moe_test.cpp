@@ -9,6 +9,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstring>
 
 #include "gshmem/moe.h"
 #include "tests/moe/moe_check.hpp"
@@ -268,6 +269,67 @@ TEST(Moe, BadInput) {
   int stream;
   EXPECT_THROW(a2a.dispatch(in.x.data(), nullptr, in.indices.data(), &in.tokens, &stream),
                gshmem::Error);
+  run_call(a2a, all, me());
+}
+
+// combine() reads a member's own outputs where the experts left them; here that is the batch's own
+// x (allowed when the types match), which peers must not overwrite before every member is done.
+// Back to back with jitter, alone and in DP groups.
+TEST(Moe, OutputsInPlace) {
+  for (int dp : {1, 2}) {
+    if (npes() % dp) continue;
+    for (DType t : {DType::F32, DType::BF16}) {
+      SCOPED_TRACE("dp " + std::to_string(dp) + " type " + std::to_string(int(t)));
+      Config cfg = shape(npes(), 3, t, t);
+      cfg.dp_size = dp;
+      AllToAll a2a(cfg);
+      uint64_t rng = key(job_seed(), "inplace jitter", me(), dp, int(t));
+      for (int call = 0; call < 4; ++call) {
+        uint64_t seed = key(job_seed(), "inplace", dp, int(t), call);
+        auto all = ref::synthesize_all(cfg, npes(), random_tokens(cfg, npes(), seed),
+                                       ref::Routing::Uniform, seed);
+        const ref::Inputs& in = all[size_t(me())];
+        ExpertBatch b = a2a.dispatch(in.x.data(), nullptr, in.indices.data(), &in.tokens);
+        const size_t bytes = size_t(b.num_local_experts) * size_t(b.expert_capacity) * y_bytes(cfg);
+        std::vector<uint8_t> y(bytes);
+        ref::run_experts(cfg, me(), b, y.data());
+        std::memcpy(b.x, y.data(), bytes);
+        gshmem_test::jitter(rng, 300);
+        std::vector<uint8_t> out(size_t(in.tokens) * y_bytes(cfg) + 1);
+        a2a.combine(out.data(), b.x, in.weights.data());
+        EXPECT_EQ(ref::check_combine(cfg, out.data(), ref::expected_combine(cfg, npes(), all, me()),
+                                     in.tokens),
+                  "")
+            << gshmem_test::seed_note();
+      }
+    }
+  }
+}
+
+// combine() with no output buffer on one member: reported there after its outputs went out (the
+// others finish), and the combine_recv that follows gets every row, its own ones too.
+TEST(Moe, CombineWithoutOutput) {
+  Config cfg = shape(npes(), 3);
+  AllToAll a2a(cfg);
+  uint64_t seed = key(job_seed(), "no out");
+  auto all = ref::synthesize_all(cfg, npes(), std::vector<int32_t>(size_t(npes()), 4),
+                                 ref::Routing::Uniform, seed);
+  const ref::Inputs& in = all[size_t(me())];
+  ExpertBatch b = a2a.dispatch(in.x.data(), nullptr, in.indices.data(), &in.tokens);
+  std::vector<uint8_t> y(size_t(b.num_local_experts) * size_t(b.expert_capacity) * y_bytes(cfg));
+  ref::run_experts(cfg, me(), b, y.data());
+  std::vector<uint8_t> out(size_t(in.tokens) * y_bytes(cfg) + 1);
+  if (me() == 0) {
+    EXPECT_THROW(a2a.combine(nullptr, y.data(), in.weights.data()), gshmem::Error);
+    std::fill(y.begin(), y.end(), uint8_t(0xff));  // combine_send's contract: y is free again
+    a2a.combine_recv(out.data(), in.weights.data());
+  } else {
+    a2a.combine(out.data(), y.data(), in.weights.data());
+  }
+  EXPECT_EQ(
+      ref::check_combine(cfg, out.data(), ref::expected_combine(cfg, npes(), all, me()), in.tokens),
+      "")
+      << gshmem_test::seed_note();
   run_call(a2a, all, me());
 }
 
