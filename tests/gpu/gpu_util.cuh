@@ -24,7 +24,6 @@ extern "C" __attribute__((weak)) int gshmemx_gpu_available(char* why, size_t len
 
 namespace gshmem_gpu_test {
 
-
 using gshmem_test::key;
 using gshmem_test::kPoison;
 using gshmem_test::make_data;

@@ -83,7 +83,7 @@ GSHMEM_HD void run_channel(const Workspace& ws, Coll coll, const R& r, const Cal
     case Coll::ReduceScatter:
       if (ws.algo == Algo::Direct) {
         direct_reducescatter<G>(ws, P, r, ch, a, round);
-      } else if (ws.algo == Algo::RecDbl && bruck_fits(ws, P.n, es)) {
+      } else if (ws.algo == Algo::RecDbl) {
         bruck_reducescatter<G>(ws, P, r, ch, a);
       } else {
         ring_reducescatter<G>(ws, P, r, ch, a);
@@ -92,7 +92,7 @@ GSHMEM_HD void run_channel(const Workspace& ws, Coll coll, const R& r, const Cal
     case Coll::AllGather:
       if (ws.algo == Algo::Direct) {
         direct_gather<G>(ws, P, es, ch, a, 1, a.count, round);
-      } else if (ws.algo == Algo::RecDbl && bruck_fits(ws, P.n, es)) {
+      } else if (ws.algo == Algo::RecDbl) {
         bruck_allgather<G>(ws, P, es, ch, a);
       } else {
         ring_allgather<G>(ws, P, es, ch, a);

@@ -138,6 +138,9 @@ struct BruckShape {
   int widest;  // the most blocks a step carries
   PushLayout L;
   uint64_t m;  // elements of each block per step; 0: the pool is too small for n blocks a step
+  // Whether the schedule runs: n > 1 and a step fits the pool. Otherwise the ring runs instead
+  // (every member decides the same).
+  GSHMEM_HD GSHMEM_INLINE bool runs(int n) const { return n > 1 && m > 0; }
 };
 
 GSHMEM_HD GSHMEM_INLINE int bruck_blocks(int n, int k) {
@@ -156,12 +159,6 @@ GSHMEM_HD inline BruckShape bruck_shape(const Workspace& ws, int n, size_t es) {
   const uint64_t partials = 4 * b.L.slot_bytes / es / uint64_t(n > 1 ? n - 1 : 1);
   b.m = per_step < partials ? per_step : partials;
   return b;
-}
-
-// Whether the pool holds a step of the Bruck schedule for `es`-byte elements over n members
-// (otherwise the ring runs instead; every member decides the same).
-GSHMEM_HD GSHMEM_INLINE bool bruck_fits(const Workspace& ws, int n, size_t es) {
-  return n > 1 && bruck_shape(ws, n, es).m > 0;
 }
 
 namespace detail {
@@ -186,15 +183,6 @@ GSHMEM_HD void send_pieces(const Workspace& ws, const PushLayout& L, int ch, Lin
   char* pack = out ? out : staging;
   for (int j = 0; j < c; ++j) copy<G>(pack + uint64_t(j) * bytes, piece(j), bytes);
   send_end<G>(ws, L, ch, l, out ? nullptr : staging, uint64_t(c) * bytes);
-}
-
-// Whether ReduceScatter's window position p already holds a partial (in dst for p == 0, in this
-// PE's pool otherwise) when round k starts: some earlier (higher) round added into it.
-GSHMEM_HD GSHMEM_INLINE bool bruck_touched(int n, int rounds, int k, int p) {
-  for (int j = k + 1; j < rounds; ++j) {
-    if (p < bruck_blocks(n, j)) return true;
-  }
-  return false;
 }
 
 }  // namespace detail
@@ -230,6 +218,7 @@ GSHMEM_HD void bruck_allgather(const Workspace& ws, const Peers& P, size_t es, i
   char* dst = static_cast<char*>(a.dst);
   auto at = [&](int p, uint64_t i) { return dst + (uint64_t(wrap(me + p, n)) * a.count + i) * es; };
   const BruckShape b = bruck_shape(ws, n, es);
+  if (!b.runs(n)) return ring_allgather<G>(ws, P, es, ch, a);
   BruckLinks l = bruck_links<G>(ws, P, b, ch, -1, ceil_div(cr.size(), b.m));
   char* staging = own_region(ws, b.L, ch, b.rounds);
   for (uint64_t base = cr.lo; base < cr.hi; base += b.m) {
@@ -260,24 +249,26 @@ GSHMEM_HD void bruck_reducescatter(const Workspace& ws, const Peers& P, const R&
     return src + (uint64_t(wrap(me + p, n)) * a.count + i) * es;
   };
   const BruckShape b = bruck_shape(ws, n, es);
+  if (!b.runs(n)) return ring_reducescatter<G>(ws, P, r, ch, a);
   BruckLinks l = bruck_links<G>(ws, P, b, ch, 1, ceil_div(cr.size(), b.m));
   char* staging = own_region(ws, b.L, ch, b.rounds);
   char* partials = own_region(ws, b.L, ch, b.rounds + 1);
   for (uint64_t base = cr.lo; base < cr.hi; base += b.m) {
     const uint64_t m = cr.hi - base < b.m ? cr.hi - base : b.m;
     const uint64_t bytes = m * es;
-    // Where position p's partial is written, and where its current value is before round k.
+    // Where position p's partial is written, and where its current value is before a round:
+    // positions below `added` (the widest earlier round's blocks) hold a partial already.
     auto out = [&](int p) { return p == 0 ? dst + base * es : partials + uint64_t(p - 1) * bytes; };
-    auto current = [&](int p, int k) -> const char* {
-      return bruck_touched(n, b.rounds, k, p) ? out(p) : input(p, base);
-    };
+    int added = 0;
+    auto current = [&](int p) -> const char* { return p < added ? out(p) : input(p, base); };
     for (int k = b.rounds - 1; k >= 0; --k) {
       const int d = 1 << k, c = bruck_blocks(n, k);
       send_pieces<G>(ws, b.L, ch, l.send[k], staging, c, bytes,
-                     [&](int j) { return current(d + j, k); });
+                     [&](int j) { return current(d + j); });
       const char* in = recv_wait<G>(ws, b.L, ch, l.recv[k]);
-      for (int j = 0; j < c; ++j) reduce2<G>(r, out(j), current(j, k), in + uint64_t(j) * bytes, m);
+      for (int j = 0; j < c; ++j) reduce2<G>(r, out(j), current(j), in + uint64_t(j) * bytes, m);
       recv_release<G>(ws, ch, l.recv[k]);
+      if (c > added) added = c;
     }
   }
 }
