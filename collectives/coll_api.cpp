@@ -16,11 +16,12 @@
 #include "collectives/coll_host.hpp"
 #include "collectives/coll_launch.hpp"
 #include "collectives/host_reducer.hpp"
+#include "collectives/wait_policy.hpp"
 #include "gshmem/coll/algorithms.cuh"
 #include "gshmem/collectives.h"
-#include "host/env.hpp"
-#include "host/log.hpp"
-#include "host/runtime.hpp"
+#include "host/base/env.hpp"
+#include "host/base/log.hpp"
+#include "host/runtime/runtime.hpp"
 
 namespace gshmem::coll {
 
@@ -31,7 +32,6 @@ struct Settings {
   Overrides test;
   bool use_test = false;
   std::atomic<uint64_t> gen{1};  // bumped by set_overrides (cached plans become stale)
-  bool spins_set = false;        // GSHMEM_SPIN_BEFORE_YIELD given: use it as it is
   std::mutex mu;
   std::set<std::tuple<int, int, uint64_t, int, int, int>> shown;  // plans logged at INFO
 };
@@ -51,7 +51,6 @@ Settings& settings() {
     int64_t nch = env.integer("GSHMEM_NCHANNELS");
     st->env.nch = nch > 0 ? int(nch) : 0;
     st->env.chunk = env.size("GSHMEM_CHUNK_SIZE");
-    st->spins_set = env.is_set("GSHMEM_SPIN_BEFORE_YIELD");
     return st;
   }();
   return *s;
@@ -79,11 +78,17 @@ bool in_heap(const DeviceContext& c, const void* p, uint64_t bytes) {
   return a >= b && a - b <= c.heap.size && bytes <= c.heap.size - (a - b);
 }
 
-LinkClass network_class() {
-  static const LinkClass c =
-      Env::get().str("GSHMEM_FABRIC_PROVIDER").find("efa") != std::string::npos ? LinkClass::Efa
-                                                                                : LinkClass::Tcp;
-  return c;
+// The planner's cost class of a libfabric provider ("efa", "tcp;ofi_rxm", "sockets", ...).
+LinkClass provider_class(const std::string& provider) {
+  return provider.find("efa") != std::string::npos ? LinkClass::Efa : LinkClass::Tcp;
+}
+
+// The network's class: the provider the fabric resolved, which GSHMEM_FABRIC_PROVIDER=auto does
+// not say. A job without a network classifies what it asked for.
+LinkClass network_class(Runtime& rt) {
+  const Network* net = rt.network();
+  return provider_class(net ? net->fabric().description().provider
+                            : Env::get().str("GSHMEM_FABRIC_PROVIDER"));
 }
 
 TeamShape shape_of(Runtime& rt, const TeamInfo& t) {
@@ -93,7 +98,7 @@ TeamShape shape_of(Runtime& rt, const TeamInfo& t) {
   // memory (the planner's NVLink row; PEs sharing one GPU are faster still).
   s.gpu = rt.gpu() != nullptr;
   s.intra = s.gpu ? LinkClass::NvLink : LinkClass::HostMemory;
-  s.inter = network_class();
+  s.inter = network_class(rt);
   s.oversubscribed = !s.gpu && (rt.context().flags & kCtxOversubscribed) != 0;
   const NodeMesh& mesh = rt.mesh();
   // A node, for the planner, is a group of PEs that map each other's heap. Host memory is always
@@ -153,13 +158,6 @@ struct PlanEntry {
   std::string note;
 };
 thread_local PlanEntry t_plans[16];
-
-// A collective waits for every member, so a PE that spins while the member it waits for is
-// descheduled (a loaded machine, or a peer still on this PE's core at start-up) delays the whole
-// team. Collective waits therefore give the core away sooner than the runtime's default (4096
-// pauses, ~0.1 ms on current x86): 512 pauses is ~5-15 us, longer than a step between running
-// PEs takes. GSHMEM_SPIN_BEFORE_YIELD, when set, applies as it is.
-constexpr uint32_t kCollSpinsBeforeYield = 512;
 
 // Below this many bytes per PE, copying a buffer into the pool is cheaper than the extra
 // synchronisation of letting peers read it in place (the call must wait for them to finish).
@@ -362,9 +360,7 @@ int run(const Request& q) {
   const DeviceContext& c = rt->context();
   Workspace ws{};
   ws.c = c;
-  if (!settings().spins_set) {
-    ws.c.spins_before_yield = std::min(ws.c.spins_before_yield, kCollSpinsBeforeYield);
-  }
+  ws.c.spins_before_yield = coll_spins_before_yield(c.spins_before_yield);
   ws.team = *t;
   ws.call = q.call;
   ws.area_off = rt->teams().coll_area_offset(q.team);

@@ -11,6 +11,7 @@
 #include "collectives/coll_launch.hpp"
 #include "gshmem/coll/algorithms.cuh"
 #include "gshmem/gshmem.hpp"
+#include "host/cuda/cuda_error.hpp"
 #include "host/cuda/gpu.hpp"
 
 namespace gshmem::coll {
@@ -178,16 +179,6 @@ __global__ void __launch_bounds__(kThreads)
   if (a.src_pub || a.dst_pub) release_user_buffers<Block>(ws);
 }
 
-[[noreturn]] void cuda_fail(cudaError_t rc, const char* call, const std::string& what) {
-  (void)cudaGetLastError();
-  throw Error(GSHMEM_ERROR_INTERNAL, call, "",
-              what + ": " + cudaGetErrorString(rc) + " (" + cudaGetErrorName(rc) + ")");
-}
-
-void cuda_check(cudaError_t rc, const char* call, const char* what) {
-  if (rc != cudaSuccess) cuda_fail(rc, call, what);
-}
-
 // What one device can hold of the kernel, asked once per device.
 struct DeviceLimits {
   bool known = false;
@@ -200,10 +191,11 @@ const DeviceLimits& limits(int device, const char* call) {
   DeviceLimits& l = cache[device & 63];
   if (!l.known) {
     int sms = 0, per_sm = 0, pageable = 0;
-    cuda_check(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device), call,
-               "cudaDeviceGetAttribute(MultiProcessorCount)");
-    cuda_check(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, coll_kernel, kThreads, 0),
-               call, "cudaOccupancyMaxActiveBlocksPerMultiprocessor (collective kernel)");
+    gpu::cuda_check(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device), call,
+                    "cudaDeviceGetAttribute(MultiProcessorCount)");
+    gpu::cuda_check(
+        cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, coll_kernel, kThreads, 0), call,
+        "cudaOccupancyMaxActiveBlocksPerMultiprocessor (collective kernel)");
     if (cudaDeviceGetAttribute(&pageable, cudaDevAttrPageableMemoryAccess, device) != cudaSuccess) {
       (void)cudaGetLastError();
       pageable = 0;
@@ -224,7 +216,8 @@ void check_reachable(gpu::Queue& q, const char* call, const char* arg, const voi
   if (limits(q.device(), call).pageable) return;
   cudaPointerAttributes at{};
   cudaError_t rc = cudaPointerGetAttributes(&at, p);
-  if (rc != cudaSuccess) cuda_fail(rc, call, std::string("cudaPointerGetAttributes(") + arg + ")");
+  if (rc != cudaSuccess)
+    gpu::cuda_fail(rc, call, std::string("cudaPointerGetAttributes(") + arg + ")");
   if (at.type == cudaMemoryTypeUnregistered ||
       (at.type == cudaMemoryTypeHost && !at.devicePointer)) {
     char where[32];
@@ -253,9 +246,10 @@ void launch_call(gpu::Queue& q, const char* call, const GpuCall& c) {
   if (c.stage_src && c.src_bytes) {
     // Stream-ordered scratch: the copy, the kernel and the release are all on s (and in a graph,
     // when captured).
-    cuda_check(cudaMallocAsync(&staged, c.src_bytes, s), call, "cudaMallocAsync (staging src)");
-    cuda_check(cudaMemcpyAsync(staged, a.src, c.src_bytes, cudaMemcpyDefault, s), call,
-               "cudaMemcpyAsync (staging src)");
+    gpu::cuda_check(cudaMallocAsync(&staged, c.src_bytes, s), call,
+                    "cudaMallocAsync (staging src)");
+    gpu::cuda_check(cudaMemcpyAsync(staged, a.src, c.src_bytes, cudaMemcpyDefault, s), call,
+                    "cudaMemcpyAsync (staging src)");
     a.src = staged;
   }
   coll_kernel<<<c.ws.nch, kThreads, 0, s>>>(c.ws, c.coll, KernelReducer{c.dtype, c.op, c.es}, a);
@@ -264,10 +258,9 @@ void launch_call(gpu::Queue& q, const char* call, const GpuCall& c) {
     cudaError_t frc = cudaFreeAsync(staged, s);
     if (rc == cudaSuccess) rc = frc;
   }
-  if (rc != cudaSuccess) cuda_fail(rc, call, "collective kernel launch");
+  gpu::cuda_check(rc, call, "collective kernel launch");
   if (!c.stream) {
-    rc = cudaStreamSynchronize(s);
-    if (rc != cudaSuccess) cuda_fail(rc, call, "collective kernel (legacy default stream)");
+    gpu::cuda_check(cudaStreamSynchronize(s), call, "collective kernel (legacy default stream)");
   }
 }
 

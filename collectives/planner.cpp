@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "gshmem/coll/algorithms.cuh"
-#include "host/env.hpp"
+#include "host/base/env.hpp"
 
 namespace gshmem::coll {
 

@@ -19,11 +19,11 @@
 #include <cstring>
 #include <vector>
 
+#include "collectives/wait_policy.hpp"
 #include "gshmem/device.cuh"
 #include "gshmem/moe.hpp"
-#include "host/env.hpp"
-#include "host/log.hpp"
-#include "host/runtime.hpp"
+#include "host/base/log.hpp"
+#include "host/runtime/runtime.hpp"
 #include "moe/exchange.cuh"
 #include "moe/routing.cuh"
 #include "moe/weighted_sum.cuh"
@@ -47,10 +47,6 @@ std::string format(const char* fmt, ...) {
 [[noreturn]] void bad_argument(const char* call, const char* arg, const std::string& why) {
   throw Error(GSHMEM_ERROR_INVALID_ARGUMENT, call, arg, why);
 }
-
-// Collective waits give the core away sooner than the runtime's default, as the collectives'
-// do (collectives/coll_api.cpp): a member spinning on a descheduled peer delays the whole team.
-constexpr uint32_t kSpinsBeforeYield = 512;
 
 constexpr uint64_t kAlign = 64;
 
@@ -194,9 +190,7 @@ AllToAll::Impl::Impl(const Config& config) : cfg(config), team_(config.team) {
   const TeamInfo* team = rt->teams().find(cfg.team);
   check_config(cfg, team);
   ctx_ = rt->context();
-  if (!Env::get().is_set("GSHMEM_SPIN_BEFORE_YIELD")) {
-    ctx_.spins_before_yield = std::min(ctx_.spins_before_yield, kSpinsBeforeYield);
-  }
+  ctx_.spins_before_yield = coll::coll_spins_before_yield(ctx_.spins_before_yield);
 
   // Which members are mapped here. The layout must be the same everywhere, so it depends only on
   // whether the team spans nodes at all, which every member sees alike.

@@ -5,7 +5,7 @@
 
 #include "gshmem/moe.h"
 #include "gshmem/moe.hpp"
-#include "host/log.hpp"
+#include "host/base/log.hpp"
 
 struct gshmem_moe_a2a {
   explicit gshmem_moe_a2a(const gshmem::moe::Config& c) : a2a(c) {}

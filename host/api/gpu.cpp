@@ -4,16 +4,13 @@
 #include <cstring>
 
 #include "host/api/capi.hpp"
+#include "host/base/env.hpp"
+#include "host/base/log.hpp"
 #include "host/cuda/gpu.hpp"
-#include "host/env.hpp"
-#include "host/hostops.hpp"
+#include "host/runtime/runtime.hpp"
 
 using gshmem::capi::ctx;
 namespace gpu = gshmem::gpu;
-
-namespace gshmem::detail {
-void register_context_hook(void (*hook)(const void*, size_t));
-}
 
 namespace {
 

@@ -9,17 +9,14 @@
 
 #include "gshmem/device/barrier.cuh"
 #include "gshmem/gshmem.h"
+#include "host/base/error.hpp"
+#include "host/base/log.hpp"
 #include "host/bootstrap/bootstrap.hpp"
-#include "host/log.hpp"
-#include "host/runtime.hpp"
+#include "host/runtime/process.hpp"
+#include "host/runtime/runtime.hpp"
 
 using gshmem::Runtime;
 namespace detail = gshmem::detail;
-
-namespace gshmem::detail {
-void set_default_runtime(Runtime* rt);
-void set_error_mode(int mode);
-}  // namespace gshmem::detail
 
 namespace {
 
@@ -69,8 +66,9 @@ void gshmem_init(void) {
 
 int gshmemx_init_attr(unsigned int flags, gshmemx_init_attr_t* attr) {
   if ((flags & GSHMEMX_INIT_WITH_UNIQUEID) && (!attr || !attr->has_uid_args)) {
-    gshmem::log::error("gshmemx_init_attr: GSHMEMX_INIT_WITH_UNIQUEID needs attr set by "
-                       "gshmemx_set_attr_uniqueid_args");
+    gshmem::log::error(
+        "gshmemx_init_attr: GSHMEMX_INIT_WITH_UNIQUEID needs attr set by "
+        "gshmemx_set_attr_uniqueid_args");
     return GSHMEM_ERROR_INVALID_ARGUMENT;
   }
   return start((flags & GSHMEMX_INIT_WITH_UNIQUEID) ? attr : nullptr, "gshmemx_init_attr");
@@ -83,7 +81,9 @@ void gshmem_finalize(void) {
   g_owner.reset();
 }
 
-int gshmem_initialized(void) { return g_owner ? 1 : 0; }
+int gshmem_initialized(void) {
+  return g_owner ? 1 : 0;
+}
 
 int gshmem_my_pe(void) {
   Runtime* rt = rt_or_report("gshmem_my_pe");
@@ -115,8 +115,9 @@ void gshmem_info_get_version(int* major, int* minor) {
 }
 
 void gshmem_info_get_name(char* name) {
-  if (name) std::snprintf(name, GSHMEM_MAX_NAME_LEN, "%s %d.%d.%d", GSHMEM_VENDOR_STRING,
-                          GSHMEM_MAJOR_VERSION, GSHMEM_MINOR_VERSION, GSHMEM_PATCH_VERSION);
+  if (name)
+    std::snprintf(name, GSHMEM_MAX_NAME_LEN, "%s %d.%d.%d", GSHMEM_VENDOR_STRING,
+                  GSHMEM_MAJOR_VERSION, GSHMEM_MINOR_VERSION, GSHMEM_PATCH_VERSION);
 }
 
 void gshmem_global_exit(int status) {
@@ -138,9 +139,10 @@ int gshmemx_get_uniqueid(gshmemx_uniqueid_t* uid) {
 int gshmemx_set_attr_uniqueid_args(int rank, int nranks, const gshmemx_uniqueid_t* uid,
                                    gshmemx_init_attr_t* attr) {
   if (!uid || !attr || nranks <= 0 || rank < 0 || rank >= nranks) {
-    gshmem::log::error("gshmemx_set_attr_uniqueid_args: bad argument (rank %d of %d, uid %p, "
-                       "attr %p)",
-                       rank, nranks, static_cast<const void*>(uid), static_cast<void*>(attr));
+    gshmem::log::error(
+        "gshmemx_set_attr_uniqueid_args: bad argument (rank %d of %d, uid %p, "
+        "attr %p)",
+        rank, nranks, static_cast<const void*>(uid), static_cast<void*>(attr));
     return GSHMEM_ERROR_INVALID_ARGUMENT;
   }
   attr->uid_args.rank = rank;
@@ -150,7 +152,9 @@ int gshmemx_set_attr_uniqueid_args(int rank, int nranks, const gshmemx_uniqueid_
   return GSHMEM_SUCCESS;
 }
 
-void gshmemx_set_error_mode(int mode) { detail::set_error_mode(mode); }
+void gshmemx_set_error_mode(int mode) {
+  gshmem::set_error_mode(mode);
+}
 
 // ---- Symmetric heap ---------------------------------------------------------------------------
 

@@ -1,5 +1,7 @@
 // C API: signals, point-to-point waits, ordering and synchronisation.
 #include "host/api/capi.hpp"
+#include "host/base/log.hpp"
+#include "host/runtime/runtime.hpp"
 
 using gshmem::capi::ctx;
 namespace hostops = gshmem::hostops;
@@ -8,98 +10,88 @@ namespace detail = gshmem::detail;
 extern "C" {
 
 void gshmem_signal_op(uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) {
-  if (hostops::signal_op(ctx(), sig_addr, signal, sig_op, pe, {"gshmem_signal_op"})) return;
-  gshmem::signal_op(ctx(), sig_addr, signal, sig_op, pe, {"gshmem_signal_op"});
+  hostops::signal_op(ctx(), sig_addr, signal, sig_op, pe, {"gshmem_signal_op"});
 }
 uint64_t gshmem_signal_fetch(const uint64_t* sig_addr) {
-  uint64_t out;
-  if (hostops::signal_fetch(ctx(), sig_addr, &out)) return out;
-  return gshmem::signal_fetch(ctx(), sig_addr);
+  return hostops::signal_fetch(ctx(), sig_addr);
 }
 uint64_t gshmem_signal_wait_until(uint64_t* sig_addr, int cmp, uint64_t cmp_value) {
-  uint64_t out;
-  if (hostops::signal_wait_until(ctx(), sig_addr, cmp, cmp_value, {"gshmem_signal_wait_until"},
-                                 &out)) {
-    return out;
-  }
-  return gshmem::signal_wait_until(ctx(), sig_addr, cmp, cmp_value, {"gshmem_signal_wait_until"});
+  return hostops::signal_wait_until(ctx(), sig_addr, cmp, cmp_value, {"gshmem_signal_wait_until"});
 }
 
 #define GSHMEM_DEF_WAIT(NAME, T)                                                                   \
   void gshmem_##NAME##_wait_until(T* ivar, int cmp, T v) {                                         \
-    gshmem::capi::wait_until(ivar, cmp, v, {"gshmem_" #NAME "_wait_until"});                       \
+    hostops::wait_until(ctx(), ivar, cmp, v, {"gshmem_" #NAME "_wait_until"});                     \
   }                                                                                                \
   void gshmem_##NAME##_wait_until_all(T* ivars, size_t n, const int* st, int cmp, T v) {           \
-    gshmem::capi::wait_all(ivars, n, st, cmp, detail::Same<T>{v},                                  \
-                           {"gshmem_" #NAME "_wait_until_all"});                                   \
+    hostops::wait_all(ctx(), ivars, n, st, cmp, detail::Same<T>{v},                                \
+                      {"gshmem_" #NAME "_wait_until_all"});                                        \
   }                                                                                                \
   size_t gshmem_##NAME##_wait_until_any(T* ivars, size_t n, const int* st, int cmp, T v) {         \
-    return gshmem::capi::wait_any(ivars, n, st, cmp, detail::Same<T>{v},                           \
-                                  {"gshmem_" #NAME "_wait_until_any"});                            \
+    return hostops::wait_any(ctx(), ivars, n, st, cmp, detail::Same<T>{v},                         \
+                             {"gshmem_" #NAME "_wait_until_any"});                                 \
   }                                                                                                \
   size_t gshmem_##NAME##_wait_until_some(T* ivars, size_t n, size_t* idx, const int* st, int cmp,  \
                                          T v) {                                                    \
-    return gshmem::capi::wait_some(ivars, n, idx, st, cmp, detail::Same<T>{v},                     \
-                                   {"gshmem_" #NAME "_wait_until_some"});                          \
+    return hostops::wait_some(ctx(), ivars, n, idx, st, cmp, detail::Same<T>{v},                   \
+                              {"gshmem_" #NAME "_wait_until_some"});                               \
   }                                                                                                \
   void gshmem_##NAME##_wait_until_all_vector(T* ivars, size_t n, const int* st, int cmp, T* vs) {  \
-    gshmem::capi::wait_all(ivars, n, st, cmp, detail::Each<T>{vs},                                 \
-                           {"gshmem_" #NAME "_wait_until_all_vector"});                            \
+    hostops::wait_all(ctx(), ivars, n, st, cmp, detail::Each<T>{vs},                               \
+                      {"gshmem_" #NAME "_wait_until_all_vector"});                                 \
   }                                                                                                \
   size_t gshmem_##NAME##_wait_until_any_vector(T* ivars, size_t n, const int* st, int cmp,         \
                                                T* vs) {                                            \
-    return gshmem::capi::wait_any(ivars, n, st, cmp, detail::Each<T>{vs},                          \
-                                  {"gshmem_" #NAME "_wait_until_any_vector"});                     \
+    return hostops::wait_any(ctx(), ivars, n, st, cmp, detail::Each<T>{vs},                        \
+                             {"gshmem_" #NAME "_wait_until_any_vector"});                          \
   }                                                                                                \
   size_t gshmem_##NAME##_wait_until_some_vector(T* ivars, size_t n, size_t* idx, const int* st,    \
                                                 int cmp, T* vs) {                                  \
-    return gshmem::capi::wait_some(ivars, n, idx, st, cmp, detail::Each<T>{vs},                    \
-                                   {"gshmem_" #NAME "_wait_until_some_vector"});                   \
+    return hostops::wait_some(ctx(), ivars, n, idx, st, cmp, detail::Each<T>{vs},                  \
+                              {"gshmem_" #NAME "_wait_until_some_vector"});                        \
   }                                                                                                \
   int gshmem_##NAME##_test(T* ivar, int cmp, T v) {                                                \
-    return gshmem::capi::test(ivar, cmp, v, {"gshmem_" #NAME "_test"}) ? 1 : 0;                    \
+    return hostops::test(ctx(), ivar, cmp, v, {"gshmem_" #NAME "_test"}) ? 1 : 0;                  \
   }                                                                                                \
   int gshmem_##NAME##_test_all(T* ivars, size_t n, const int* st, int cmp, T v) {                  \
-    return gshmem::capi::test_all_of(ivars, n, st, cmp, detail::Same<T>{v},                        \
-                                     {"gshmem_" #NAME "_test_all"});                               \
+    return hostops::test_all_of(ctx(), ivars, n, st, cmp, detail::Same<T>{v},                      \
+                                {"gshmem_" #NAME "_test_all"});                                    \
   }                                                                                                \
   size_t gshmem_##NAME##_test_any(T* ivars, size_t n, const int* st, int cmp, T v) {               \
-    return gshmem::capi::test_any_of(ivars, n, st, cmp, detail::Same<T>{v},                        \
-                                     {"gshmem_" #NAME "_test_any"});                               \
+    return hostops::test_any_of(ctx(), ivars, n, st, cmp, detail::Same<T>{v},                      \
+                                {"gshmem_" #NAME "_test_any"});                                    \
   }                                                                                                \
   size_t gshmem_##NAME##_test_some(T* ivars, size_t n, size_t* idx, const int* st, int cmp, T v) { \
-    return gshmem::capi::test_some_of(ivars, n, idx, st, cmp, detail::Same<T>{v},                  \
-                                      {"gshmem_" #NAME "_test_some"});                             \
+    return hostops::test_some_of(ctx(), ivars, n, idx, st, cmp, detail::Same<T>{v},                \
+                                 {"gshmem_" #NAME "_test_some"});                                  \
   }                                                                                                \
   int gshmem_##NAME##_test_all_vector(T* ivars, size_t n, const int* st, int cmp, T* vs) {         \
-    return gshmem::capi::test_all_of(ivars, n, st, cmp, detail::Each<T>{vs},                       \
-                                     {"gshmem_" #NAME "_test_all_vector"});                        \
+    return hostops::test_all_of(ctx(), ivars, n, st, cmp, detail::Each<T>{vs},                     \
+                                {"gshmem_" #NAME "_test_all_vector"});                             \
   }                                                                                                \
   size_t gshmem_##NAME##_test_any_vector(T* ivars, size_t n, const int* st, int cmp, T* vs) {      \
-    return gshmem::capi::test_any_of(ivars, n, st, cmp, detail::Each<T>{vs},                       \
-                                     {"gshmem_" #NAME "_test_any_vector"});                        \
+    return hostops::test_any_of(ctx(), ivars, n, st, cmp, detail::Each<T>{vs},                     \
+                                {"gshmem_" #NAME "_test_any_vector"});                             \
   }                                                                                                \
   size_t gshmem_##NAME##_test_some_vector(T* ivars, size_t n, size_t* idx, const int* st, int cmp, \
                                           T* vs) {                                                 \
-    return gshmem::capi::test_some_of(ivars, n, idx, st, cmp, detail::Each<T>{vs},                 \
-                                      {"gshmem_" #NAME "_test_some_vector"});                      \
+    return hostops::test_some_of(ctx(), ivars, n, idx, st, cmp, detail::Each<T>{vs},               \
+                                 {"gshmem_" #NAME "_test_some_vector"});                           \
   }
 GSHMEM_FOR_WAIT_TYPES(GSHMEM_DEF_WAIT)
 #undef GSHMEM_DEF_WAIT
 
 void gshmem_fence(void) {
-  if (!hostops::fence(ctx())) gshmem::fence(ctx());
+  hostops::fence(ctx());
 }
 void gshmem_quiet(void) {
-  if (!hostops::quiet(ctx())) gshmem::quiet(ctx());
+  hostops::quiet(ctx());
 }
 void gshmem_barrier_all(void) {
-  if (!hostops::barrier_all(ctx(), {"gshmem_barrier_all"})) {
-    gshmem::barrier_all(ctx(), {"gshmem_barrier_all"});
-  }
+  hostops::barrier_all(ctx(), {"gshmem_barrier_all"});
 }
 void gshmem_sync_all(void) {
-  if (!hostops::sync_all(ctx(), {"gshmem_sync_all"})) gshmem::sync_all(ctx(), {"gshmem_sync_all"});
+  hostops::sync_all(ctx(), {"gshmem_sync_all"});
 }
 
 int gshmem_barrier(gshmem_team_t team) {
@@ -108,9 +100,7 @@ int gshmem_barrier(gshmem_team_t team) {
     gshmem::log::error("gshmem_barrier: team=%d is not a team this PE belongs to", int(team));
     return -1;
   }
-  if (!hostops::barrier(ctx(), team, {"gshmem_barrier"})) {
-    gshmem::barrier(ctx(), team, {"gshmem_barrier"});
-  }
+  hostops::barrier(ctx(), team, {"gshmem_barrier"});
   return 0;
 }
 
@@ -120,9 +110,7 @@ int gshmem_team_sync(gshmem_team_t team) {
     gshmem::log::error("gshmem_team_sync: team=%d is not a team this PE belongs to", int(team));
     return -1;
   }
-  if (!hostops::team_sync(ctx(), team, {"gshmem_team_sync"})) {
-    gshmem::team_sync(ctx(), team, {"gshmem_team_sync"});
-  }
+  hostops::team_sync(ctx(), team, {"gshmem_team_sync"});
   return 0;
 }
 

@@ -9,8 +9,8 @@
 
 #include "gshmem/gshmem.hpp"
 #include "host/bootstrap/star.hpp"
-#include "host/env.hpp"
-#include "host/log.hpp"
+#include "host/base/env.hpp"
+#include "host/base/log.hpp"
 
 namespace gshmem {
 

@@ -11,7 +11,7 @@
 #include <string>
 
 #include "gshmem/types.h"
-#include "host/sock.hpp"
+#include "host/base/sock.hpp"
 
 namespace gshmem {
 

@@ -6,8 +6,8 @@
 
 #include "gshmem/gshmem.hpp"
 #include "host/bootstrap/bootstrap.hpp"
-#include "host/env.hpp"
-#include "host/log.hpp"
+#include "host/base/env.hpp"
+#include "host/base/log.hpp"
 
 #if GSHMEM_HAVE_PMIX
 #include <pmix.h>
@@ -19,7 +19,9 @@ namespace gshmem {
 
 namespace {
 
-std::string status_text(pmix_status_t rc) { return PMIx_Error_string(rc); }
+std::string status_text(pmix_status_t rc) {
+  return PMIx_Error_string(rc);
+}
 
 // PMIx finds the job; gshmem's TCP star protocol runs its collectives. Only rank 0's rendezvous
 // address travels through PMIx (one put, one fence): PMIx's collecting fence re-exchanges every
@@ -82,8 +84,8 @@ class PmixBootstrap : public Bootstrap {
     pmix_value_t* v = nullptr;
     pmix_status_t rc = PMIx_Get(&wildcard, PMIX_JOB_SIZE, nullptr, 0, &v);
     if (rc != PMIX_SUCCESS) {
-      throw Error(GSHMEM_ERROR_BOOTSTRAP, "gshmem_init", "", "PMIx_Get(job size): " +
-                                                                  status_text(rc));
+      throw Error(GSHMEM_ERROR_BOOTSTRAP, "gshmem_init", "",
+                  "PMIx_Get(job size): " + status_text(rc));
     }
     int n = int(v->data.uint32);
     PMIX_VALUE_RELEASE(v);
@@ -131,8 +133,8 @@ class PmixBootstrap : public Bootstrap {
 
   void check(pmix_status_t rc, const char* op) {
     if (rc != PMIX_SUCCESS) {
-      throw Error(GSHMEM_ERROR_BOOTSTRAP, "gshmem_init", "", std::string(op) + " failed: " +
-                                                                 status_text(rc));
+      throw Error(GSHMEM_ERROR_BOOTSTRAP, "gshmem_init", "",
+                  std::string(op) + " failed: " + status_text(rc));
     }
   }
 
@@ -143,7 +145,9 @@ class PmixBootstrap : public Bootstrap {
 
 }  // namespace
 
-bool pmix_available() { return std::getenv("PMIX_RANK") && std::getenv("PMIX_NAMESPACE"); }
+bool pmix_available() {
+  return std::getenv("PMIX_RANK") && std::getenv("PMIX_NAMESPACE");
+}
 
 std::unique_ptr<Bootstrap> make_pmix_bootstrap(const BootstrapOptions& o) {
   return std::make_unique<PmixBootstrap>(o);
@@ -151,7 +155,9 @@ std::unique_ptr<Bootstrap> make_pmix_bootstrap(const BootstrapOptions& o) {
 
 #else
 
-bool pmix_available() { return false; }
+bool pmix_available() {
+  return false;
+}
 
 std::unique_ptr<Bootstrap> make_pmix_bootstrap(const BootstrapOptions&) {
   throw Error(GSHMEM_ERROR_BOOTSTRAP, "gshmem_init", "GSHMEM_BOOTSTRAP",

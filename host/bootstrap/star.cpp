@@ -8,7 +8,7 @@
 #include <cstring>
 
 #include "gshmem/gshmem.hpp"
-#include "host/log.hpp"
+#include "host/base/log.hpp"
 
 namespace gshmem::star {
 
@@ -23,11 +23,16 @@ double now_s() {
 
 const char* coll_name(Coll c) {
   switch (c) {
-    case Coll::Allgather: return "allgather";
-    case Coll::Alltoall: return "alltoall";
-    case Coll::Broadcast: return "broadcast";
-    case Coll::Barrier: return "barrier";
-    default: return "none";
+    case Coll::Allgather:
+      return "allgather";
+    case Coll::Alltoall:
+      return "alltoall";
+    case Coll::Broadcast:
+      return "broadcast";
+    case Coll::Barrier:
+      return "barrier";
+    default:
+      return "none";
   }
 }
 
@@ -75,7 +80,10 @@ bool recv(int fd, Message* m, size_t max_len) {
 // ---- Server ---------------------------------------------------------------------------------
 
 Server::Server(int nranks, std::string secret, Hooks hooks)
-    : nranks_(nranks), secret_(std::move(secret)), hooks_(std::move(hooks)), clients_(size_t(nranks)) {
+    : nranks_(nranks),
+      secret_(std::move(secret)),
+      hooks_(std::move(hooks)),
+      clients_(size_t(nranks)) {
   pending_.data.resize(size_t(nranks));
 }
 
@@ -136,11 +144,15 @@ void Server::on_hello(sock::Fd fd) {
 
 void Server::on_message(int rank, Message& m) {
   switch (Type(m.h.type)) {
-    case Type::Collective: on_collective(rank, m); break;
+    case Type::Collective:
+      on_collective(rank, m);
+      break;
     case Type::Abort:
       if (hooks_.on_abort) hooks_.on_abort(rank, m.h.arg, m.data);
       break;
-    case Type::Bye: clients_[size_t(rank)].bye = true; break;
+    case Type::Bye:
+      clients_[size_t(rank)].bye = true;
+      break;
     default:
       GSHMEM_WARN(BOOTSTRAP, "PE %d sent an unexpected message type %d", rank, int(m.h.type));
       break;
@@ -168,8 +180,8 @@ void Server::on_collective(int rank, Message& m) {
                   "bootstrap collectives do not match: PE %d is in %s #%u (%s, %zu bytes) while "
                   "another PE is in %s #%u (%s, %zu bytes); the PEs made different collective "
                   "calls",
-                  rank, coll_name(coll), m.h.seq, m.what.c_str(), m.data.size(),
-                  coll_name(p.coll), p.seq, p.what.c_str(), p.len);
+                  rank, coll_name(coll), m.h.seq, m.what.c_str(), m.data.size(), coll_name(p.coll),
+                  p.seq, p.what.c_str(), p.len);
     if (hooks_.on_error) hooks_.on_error(why);
     return;
   }
@@ -249,7 +261,11 @@ std::string Server::straggler_report(double seconds) const {
 
 Client::Client(sock::Fd fd, int rank, int size, const std::string& secret, AbortState* abort,
                double timeout_s, std::string server, const char* name)
-    : fd_(std::move(fd)), abort_(abort), timeout_s_(timeout_s), server_(std::move(server)), name_(name) {
+    : fd_(std::move(fd)),
+      abort_(abort),
+      timeout_s_(timeout_s),
+      server_(std::move(server)),
+      name_(name) {
   rank_ = rank;
   size_ = size;
   sock::set_io_timeout(fd_.get(), timeout_s_ > 0 ? timeout_s_ : 0);
@@ -303,8 +319,7 @@ void Client::watch() {
   abort_->exit_now("the PE was not waiting in gshmem");
 }
 
-std::string Client::collective(Coll coll, int arg, const void* data, size_t len,
-                               const char* what) {
+std::string Client::collective(Coll coll, int arg, const void* data, size_t len, const char* what) {
   uint32_t seq = seq_++;
   {
     std::lock_guard<std::mutex> lock(send_mutex_);
@@ -359,7 +374,9 @@ void Client::broadcast(void* buf, size_t bytes, int root, const char* what) {
   std::memcpy(buf, r.data(), bytes);
 }
 
-void Client::barrier(const char* what) { collective(Coll::Barrier, 0, nullptr, 0, what); }
+void Client::barrier(const char* what) {
+  collective(Coll::Barrier, 0, nullptr, 0, what);
+}
 
 void Client::abort(int code, const std::string& why) {
   {

@@ -19,7 +19,7 @@
 #include <vector>
 
 #include "host/bootstrap/bootstrap.hpp"
-#include "host/sock.hpp"
+#include "host/base/sock.hpp"
 
 namespace gshmem::star {
 

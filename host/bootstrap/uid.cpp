@@ -16,8 +16,8 @@
 #include "gshmem/gshmem.hpp"
 #include "host/bootstrap/bootstrap.hpp"
 #include "host/bootstrap/star.hpp"
-#include "host/env.hpp"
-#include "host/log.hpp"
+#include "host/base/env.hpp"
+#include "host/base/log.hpp"
 
 namespace gshmem {
 
@@ -154,9 +154,10 @@ int make_uniqueid(gshmemx_uniqueid_t* uid) {
     port = 0;
   }
   if (host.empty()) {
-    log::error("gshmemx_get_uniqueid: interface %s (GSHMEM_BOOTSTRAP_UID_IFNAME) has no IPv4 "
-               "address",
-               env.str("GSHMEM_BOOTSTRAP_UID_IFNAME").c_str());
+    log::error(
+        "gshmemx_get_uniqueid: interface %s (GSHMEM_BOOTSTRAP_UID_IFNAME) has no IPv4 "
+        "address",
+        env.str("GSHMEM_BOOTSTRAP_UID_IFNAME").c_str());
     return GSHMEM_ERROR_INVALID_ARGUMENT;
   }
   sock::Fd listener = sock::listen_tcp(host, port, 1024);
@@ -190,8 +191,8 @@ std::unique_ptr<Bootstrap> make_uid_bootstrap(const BootstrapOptions& o) {
     }
   } else {
     rank = env.is_set("GSHMEM_RANK") ? int(env.integer("GSHMEM_RANK")) : env_int("RANK", -1);
-    size = env.is_set("GSHMEM_NRANKS") ? int(env.integer("GSHMEM_NRANKS"))
-                                       : env_int("WORLD_SIZE", -1);
+    size =
+        env.is_set("GSHMEM_NRANKS") ? int(env.integer("GSHMEM_NRANKS")) : env_int("WORLD_SIZE", -1);
     if (!sock::split_host_port(env.str("GSHMEM_BOOTSTRAP_UID_ADDR"), &info.host, &info.port)) {
       throw Error(GSHMEM_ERROR_BOOTSTRAP, "gshmem_init", "GSHMEM_BOOTSTRAP_UID_ADDR",
                   "the unique-id bootstrap needs GSHMEM_BOOTSTRAP_UID_ADDR=host:port (got \"" +
@@ -222,9 +223,9 @@ std::unique_ptr<Bootstrap> make_tcp_star(int rank, int size, const std::string& 
   if (rank == 0) {
     if (!listener) listener = sock::listen_tcp(host, port, 1024);
     if (!listener) {
-      throw Error(GSHMEM_ERROR_BOOTSTRAP, "gshmem_init", "GSHMEM_BOOTSTRAP_UID_ADDR",
-                  "rank 0 cannot listen on " + host + ":" + std::to_string(port) + ": " +
-                      strerror(errno));
+      throw Error(
+          GSHMEM_ERROR_BOOTSTRAP, "gshmem_init", "GSHMEM_BOOTSTRAP_UID_ADDR",
+          "rank 0 cannot listen on " + host + ":" + std::to_string(port) + ": " + strerror(errno));
     }
     server = std::make_unique<UidServer>(std::move(listener), size, secret);
   }

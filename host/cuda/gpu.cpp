@@ -6,23 +6,21 @@
 #include <mutex>
 
 #include "gshmem/gshmem.hpp"
+#include "host/cuda/cuda_error.hpp"
 #include "host/cuda/driver.hpp"
-#include "host/env.hpp"
-#include "host/log.hpp"
+#include "host/base/env.hpp"
+#include "host/base/log.hpp"
 
 namespace gshmem::gpu {
 
-namespace {
-
-[[noreturn]] void fail(cudaError_t rc, const std::string& call, const char* what) {
+void cuda_fail(int rc, const char* call, std::string_view what, int status, const char* argument) {
   (void)cudaGetLastError();
-  throw Error(GSHMEM_ERROR_INTERNAL, what, "",
-              call + ": " + cudaGetErrorString(rc) + " (" + cudaGetErrorName(rc) + ")");
+  auto e = cudaError_t(rc);
+  throw Error(status, call, argument,
+              std::string(what) + ": " + cudaGetErrorString(e) + " (" + cudaGetErrorName(e) + ")");
 }
 
-void check(cudaError_t rc, const char* call, const char* what) {
-  if (rc != cudaSuccess) fail(rc, call, what);
-}
+namespace {
 
 cudaStream_t as_stream(void* s) {
   return static_cast<cudaStream_t>(s);
@@ -32,7 +30,7 @@ cudaStream_t as_stream(void* s) {
 void use_device(int device) {
   int current = -1;
   if (cudaGetDevice(&current) != cudaSuccess || current != device) {
-    check(cudaSetDevice(device), "cudaSetDevice", "gshmem");
+    cuda_check(cudaSetDevice(device), "gshmem", "cudaSetDevice");
   }
 }
 
@@ -111,14 +109,14 @@ int select_device(int local_index, std::string* how) {
     *how = "local PE index " + std::to_string(local_index) + " mod " + std::to_string(p.devices) +
            " devices";
   }
-  check(cudaSetDevice(dev), "cudaSetDevice", "gshmem_init");
-  check(cudaFree(nullptr), "cudaFree(0) (context creation)", "gshmem_init");
+  cuda_check(cudaSetDevice(dev), "gshmem_init", "cudaSetDevice");
+  cuda_check(cudaFree(nullptr), "gshmem_init", "cudaFree(0) (context creation)");
   return dev;
 }
 
 DeviceId device_id(int device) {
   cudaDeviceProp prop{};
-  check(cudaGetDeviceProperties(&prop, device), "cudaGetDeviceProperties", "gshmem_init");
+  cuda_check(cudaGetDeviceProperties(&prop, device), "gshmem_init", "cudaGetDeviceProperties");
   DeviceId id{};
   static_assert(sizeof(id.uuid) == sizeof(prop.uuid.bytes));
   std::memcpy(id.uuid, prop.uuid.bytes, sizeof id.uuid);
@@ -144,12 +142,11 @@ bool can_access(int device, int peer) {
 
 void* pinned_alloc(size_t bytes, const char* what) {
   void* p = nullptr;
-  check(cudaHostAlloc(&p, bytes, cudaHostAllocMapped | cudaHostAllocPortable),
-        (std::string("cudaHostAlloc(") + format_bytes(bytes) + ") for " + what).c_str(),
-        "gshmem_init");
+  cuda_check(cudaHostAlloc(&p, bytes, cudaHostAllocMapped | cudaHostAllocPortable), "gshmem_init",
+             std::string("cudaHostAlloc(") + format_bytes(bytes) + ") for " + what);
   std::memset(p, 0, bytes);
   void* dev = nullptr;
-  check(cudaHostGetDevicePointer(&dev, p, 0), "cudaHostGetDevicePointer", "gshmem_init");
+  cuda_check(cudaHostGetDevicePointer(&dev, p, 0), "gshmem_init", "cudaHostGetDevicePointer");
   if (dev != p) {
     // Device structures in this memory hold pointers that host and device both follow.
     cudaFreeHost(p);
@@ -165,10 +162,10 @@ void pinned_free(void* p) {
 }
 
 void* host_register(void* p, size_t bytes, const char* what) {
-  check(cudaHostRegister(p, bytes, cudaHostRegisterMapped | cudaHostRegisterPortable),
-        (std::string("cudaHostRegister for ") + what).c_str(), "gshmem_init");
+  cuda_check(cudaHostRegister(p, bytes, cudaHostRegisterMapped | cudaHostRegisterPortable),
+             "gshmem_init", std::string("cudaHostRegister for ") + what);
   void* dev = nullptr;
-  check(cudaHostGetDevicePointer(&dev, p, 0), "cudaHostGetDevicePointer", "gshmem_init");
+  cuda_check(cudaHostGetDevicePointer(&dev, p, 0), "gshmem_init", "cudaHostGetDevicePointer");
   return dev;
 }
 
@@ -178,8 +175,8 @@ void host_unregister(void* p) {
 
 void* device_alloc(size_t bytes, const char* what) {
   void* p = nullptr;
-  check(cudaMalloc(&p, bytes), (std::string("cudaMalloc for ") + what).c_str(), "gshmem_init");
-  check(cudaMemset(p, 0, bytes), "cudaMemset", "gshmem_init");
+  cuda_check(cudaMalloc(&p, bytes), "gshmem_init", std::string("cudaMalloc for ") + what);
+  cuda_check(cudaMemset(p, 0, bytes), "gshmem_init", "cudaMemset");
   return p;
 }
 
@@ -192,8 +189,8 @@ void device_free(void* p) {
 Queue::Queue(int device) : device_(device) {
   cudaStream_t s = nullptr;
   // Non-blocking: host calls must not serialise with the application's legacy default stream.
-  check(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking), "cudaStreamCreateWithFlags",
-        "gshmem_init");
+  cuda_check(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking), "gshmem_init",
+             "cudaStreamCreateWithFlags");
   stream_ = s;
   result_ = static_cast<uint64_t*>(pinned_alloc(64, "host-call results"));
 }
@@ -214,17 +211,17 @@ void Queue::make_current() const {
 void Queue::copy(void* dst, const void* src, size_t bytes, void* stream, bool wait) {
   use_device(device_);
   cudaStream_t s = as_stream(stream);
-  check(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDefault, s), "cudaMemcpyAsync", "gshmem");
-  if (wait) check(cudaStreamSynchronize(s), "cudaStreamSynchronize", "gshmem");
+  cuda_check(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDefault, s), "gshmem", "cudaMemcpyAsync");
+  if (wait) cuda_check(cudaStreamSynchronize(s), "gshmem", "cudaStreamSynchronize");
 }
 
 void Queue::copy2d(void* dst, size_t dpitch, const void* src, size_t spitch, size_t width,
                    size_t height, void* stream, bool wait) {
   use_device(device_);
   cudaStream_t s = as_stream(stream);
-  check(cudaMemcpy2DAsync(dst, dpitch, src, spitch, width, height, cudaMemcpyDefault, s),
-        "cudaMemcpy2DAsync", "gshmem");
-  if (wait) check(cudaStreamSynchronize(s), "cudaStreamSynchronize", "gshmem");
+  cuda_check(cudaMemcpy2DAsync(dst, dpitch, src, spitch, width, height, cudaMemcpyDefault, s),
+             "gshmem", "cudaMemcpy2DAsync");
+  if (wait) cuda_check(cudaStreamSynchronize(s), "gshmem", "cudaStreamSynchronize");
 }
 
 uint64_t Queue::run(const DeviceOp& op, void* stream, bool wait) {
@@ -232,9 +229,9 @@ uint64_t Queue::run(const DeviceOp& op, void* stream, bool wait) {
   cudaStream_t s = as_stream(stream);
   // Results only for synchronous calls: one slot, and the stream orders the calls.
   launch_op(dctx_, op, wait ? result_ : nullptr, s);
-  check(cudaGetLastError(), "one-thread kernel launch", "gshmem");
+  cuda_check(cudaGetLastError(), "gshmem", "one-thread kernel launch");
   if (!wait) return 0;
-  check(cudaStreamSynchronize(s), "cudaStreamSynchronize", "gshmem");
+  cuda_check(cudaStreamSynchronize(s), "gshmem", "cudaStreamSynchronize");
   return detail::atomic_ref<uint64_t>(*result_).load(detail::acquire);
 }
 
@@ -261,7 +258,7 @@ bool Queue::wait_value64(void* stream, const uint64_t* addr, uint64_t value, int
 
 void Queue::sync() {
   use_device(device_);
-  check(cudaStreamSynchronize(as_stream(stream_)), "cudaStreamSynchronize", "gshmem_quiet");
+  cuda_check(cudaStreamSynchronize(as_stream(stream_)), "gshmem_quiet", "cudaStreamSynchronize");
 }
 
 }  // namespace gshmem::gpu

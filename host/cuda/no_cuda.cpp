@@ -2,7 +2,6 @@
 // host heap, and GSHMEM_HEAP=device fails with the probe's reason before any of these).
 #include "gshmem/gshmem.hpp"
 #include "host/cuda/gpu.hpp"
-#include "host/heap/segment.hpp"
 
 namespace gshmem {
 
@@ -70,10 +69,5 @@ void launch_op(const DeviceContext&, const DeviceOp&, uint64_t*, void*) {
 }
 
 }  // namespace gpu
-
-std::unique_ptr<HeapSegment> make_device_heap(Bootstrap&, NodeMesh&, uint64_t, uint64_t, int,
-                                              bool) {
-  no_cuda("gshmem_init");
-}
 
 }  // namespace gshmem

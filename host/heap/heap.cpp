@@ -5,8 +5,8 @@
 #include <string>
 
 #include "gshmem/gshmem.hpp"
-#include "host/env.hpp"
-#include "host/log.hpp"
+#include "host/base/env.hpp"
+#include "host/base/log.hpp"
 
 namespace gshmem {
 

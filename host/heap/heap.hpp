@@ -15,7 +15,7 @@
 #include "host/bootstrap/bootstrap.hpp"
 #include "host/heap/allocator.hpp"
 #include "host/heap/segment.hpp"
-#include "transports/mapped/node_mesh.hpp"
+#include "host/bootstrap/node_mesh.hpp"
 
 namespace gshmem {
 

@@ -1,7 +1,7 @@
 // Where the symmetric heap's memory comes from. SymmetricHeap owns the allocator and the
 // collective-call checks; a HeapSegment owns this PE's copy and the mappings of its same-node
-// peers' copies. Host heaps are memfds (transports/mapped/shared_segment), device heaps CUDA VMM
-// or IPC memory (transports/mapped/device_segment).
+// peers' copies. Host heaps are memfds (shared_segment.hpp, here), device heaps CUDA VMM
+// or IPC memory (device_segment.hpp, here; no_device_segment.cpp without CUDA).
 #pragma once
 
 #include <cstdint>
@@ -9,7 +9,7 @@
 
 #include "gshmem/device/context.cuh"
 #include "host/bootstrap/bootstrap.hpp"
-#include "transports/mapped/node_mesh.hpp"
+#include "host/bootstrap/node_mesh.hpp"
 
 namespace gshmem {
 

@@ -21,11 +21,11 @@ void place_everywhere(const ActiveSet& s, void* dest, const void* source, size_t
   uint64_t* arrivals = &s.words[kArrivalWord];
   char* mine = static_cast<char*>(dest) + offset;
   for (int k = 1; k < s.size; ++k) {
-    gshmem::putmem_signal_nbi(ctx(), mine, source, bytes, arrivals, 1, GSHMEM_SIGNAL_ADD,
-                              s.pe(s.after(k)), {s.call});
+    gshmem::hostops::putmem_signal_nbi(ctx(), mine, source, bytes, arrivals, 1, GSHMEM_SIGNAL_ADD,
+                                       s.pe(s.after(k)), {s.call});
   }
   if (bytes) std::memmove(mine, source, bytes);
-  gshmem::quiet(ctx());  // source may be reused on return
+  gshmem::hostops::quiet(ctx());  // source may be reused on return
   consume(s, arrivals, uint64_t(s.size - 1), -1);
 }
 
@@ -75,13 +75,13 @@ void as_sync(const ActiveSet& s) {
   for (int64_t dist = 1; dist < s.size; dist <<= 1, ++round) {
     int to = s.pe(int((s.me + dist) % s.size));
     int from = s.pe(int((s.me - dist % s.size + s.size) % s.size));
-    gshmem::signal_op(ctx(), &s.words[round], 1, GSHMEM_SIGNAL_ADD, to, {s.call});
+    gshmem::hostops::signal_op(ctx(), &s.words[round], 1, GSHMEM_SIGNAL_ADD, to, {s.call});
     consume(s, &s.words[round], 1, from);
   }
 }
 
 void as_barrier(const ActiveSet& s) {
-  gshmem::quiet(ctx());
+  gshmem::hostops::quiet(ctx());
   as_sync(s);
 }
 
@@ -105,8 +105,8 @@ void as_broadcast(const ActiveSet& s, void* dest, const void* source, size_t byt
   for (int64_t m = top; m > rel; m >>= 1) {
     if (rel + m >= s.size) continue;
     int child = s.pe(int((rel + m + root) % s.size));
-    gshmem::putmem_signal(ctx(), dest, from, bytes, arrivals, 1, GSHMEM_SIGNAL_ADD, child,
-                          {s.call});
+    gshmem::hostops::putmem_signal(ctx(), dest, from, bytes, arrivals, 1, GSHMEM_SIGNAL_ADD, child,
+                                   {s.call});
   }
 }
 
@@ -122,8 +122,8 @@ void as_collect(const ActiveSet& s, void* dest, const void* source, size_t bytes
     offset = seen - 1;
   }
   if (s.me + 1 < s.size) {
-    gshmem::signal_op(ctx(), chain, offset + bytes + 1, GSHMEM_SIGNAL_ADD, s.pe(s.me + 1),
-                      {s.call});
+    gshmem::hostops::signal_op(ctx(), chain, offset + bytes + 1, GSHMEM_SIGNAL_ADD, s.pe(s.me + 1),
+                               {s.call});
   }
   place_everywhere(s, dest, source, bytes, offset);
 }
@@ -138,11 +138,11 @@ void as_alltoall(const ActiveSet& s, void* dest, const void* source, size_t byte
   const char* src = static_cast<const char*>(source);
   for (int k = 1; k < s.size; ++k) {
     int j = s.after(k);
-    gshmem::putmem_signal_nbi(ctx(), mine, src + uint64_t(j) * bytes, bytes, arrivals, 1,
-                              GSHMEM_SIGNAL_ADD, s.pe(j), {s.call});
+    gshmem::hostops::putmem_signal_nbi(ctx(), mine, src + uint64_t(j) * bytes, bytes, arrivals, 1,
+                                       GSHMEM_SIGNAL_ADD, s.pe(j), {s.call});
   }
   if (bytes) std::memmove(mine, src + uint64_t(s.me) * bytes, bytes);
-  gshmem::quiet(ctx());
+  gshmem::hostops::quiet(ctx());
   consume(s, arrivals, uint64_t(s.size - 1), -1);
 }
 

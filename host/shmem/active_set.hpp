@@ -73,13 +73,14 @@ void as_alltoalls(const ActiveSet& s, T* dest, const T* source, ptrdiff_t dst, p
     int j = s.after(k);
     int pe = s.pe(j);
     if (nelems) {
-      gshmem::iput(ctx(), dest + ptrdiff_t(size_t(s.me) * nelems) * dst,
-                   source + ptrdiff_t(size_t(j) * nelems) * sst, dst, sst, nelems, pe, {s.call});
+      gshmem::hostops::iput(ctx(), dest + ptrdiff_t(size_t(s.me) * nelems) * dst,
+                            source + ptrdiff_t(size_t(j) * nelems) * sst, dst, sst, nelems, pe,
+                            {s.call});
     }
     if (k == 0) continue;
     // The elements travel as separate puts; the signal must not overtake them.
-    gshmem::fence(ctx());
-    gshmem::signal_op(ctx(), arrivals, 1, GSHMEM_SIGNAL_ADD, pe, {s.call});
+    gshmem::hostops::fence(ctx());
+    gshmem::hostops::signal_op(ctx(), arrivals, 1, GSHMEM_SIGNAL_ADD, pe, {s.call});
   }
   consume(s, arrivals, uint64_t(s.size - 1), -1);
 }
@@ -99,7 +100,7 @@ void as_reduce(const ActiveSet& s, T* dest, const T* source, int nreduce) {
     if (i == s.me) {
       std::memcpy(static_cast<void*>(buf), source, n * sizeof(T));
     } else {
-      gshmem::getmem(ctx(), buf, source, n * sizeof(T), s.pe(i), {s.call});
+      gshmem::hostops::getmem(ctx(), buf, source, n * sizeof(T), s.pe(i), {s.call});
     }
     if (i == 0) continue;
     for (size_t k = 0; k < n; ++k) acc[k] = combine<Op>(acc[k], in[k]);

@@ -4,82 +4,86 @@
 #include "host/shmem/common.hpp"
 
 using gshmem::AmoOp;
-using gshmem::capi::zero;
 using gshmem::compat::ctx;
+using gshmem::detail::capi_zero;
 
 extern "C" {
 
-#define GSHMEM_COMPAT_DEF_AMO_EXT(NAME, T, CTX, CTXP, PE)                                         \
-  T shmem_##CTX##NAME##_atomic_fetch(CTXP() const T* s, int pe) {                                 \
-    constexpr const char* call = "shmem_" #CTX #NAME "_atomic_fetch";                             \
-    return gshmem::atomic<AmoOp::Fetch>(ctx(), const_cast<T*>(s), zero<T>(), zero<T>(), PE(call), \
-                                        {call});                                                  \
-  }                                                                                               \
-  void shmem_##CTX##NAME##_atomic_fetch_nbi(CTXP() T* f, const T* s, int pe) {                    \
-    constexpr const char* call = "shmem_" #CTX #NAME "_atomic_fetch_nbi";                         \
-    *f = gshmem::atomic<AmoOp::Fetch>(ctx(), const_cast<T*>(s), zero<T>(), zero<T>(), PE(call),   \
-                                      {call});                                                    \
-  }                                                                                               \
-  void shmem_##CTX##NAME##_atomic_set(CTXP() T* d, T v, int pe) {                                 \
-    constexpr const char* call = "shmem_" #CTX #NAME "_atomic_set";                               \
-    gshmem::atomic<AmoOp::Set>(ctx(), d, v, zero<T>(), PE(call), {call});                         \
-  }                                                                                               \
-  T shmem_##CTX##NAME##_atomic_swap(CTXP() T* d, T v, int pe) {                                   \
-    constexpr const char* call = "shmem_" #CTX #NAME "_atomic_swap";                              \
-    return gshmem::atomic<AmoOp::Swap>(ctx(), d, v, zero<T>(), PE(call), {call});                 \
-  }                                                                                               \
-  void shmem_##CTX##NAME##_atomic_swap_nbi(CTXP() T* f, T* d, T v, int pe) {                      \
-    constexpr const char* call = "shmem_" #CTX #NAME "_atomic_swap_nbi";                          \
-    *f = gshmem::atomic<AmoOp::Swap>(ctx(), d, v, zero<T>(), PE(call), {call});                   \
+#define GSHMEM_COMPAT_DEF_AMO_EXT(NAME, T, CTX, CTXP, PE)                                       \
+  T shmem_##CTX##NAME##_atomic_fetch(CTXP() const T* s, int pe) {                               \
+    constexpr const char* call = "shmem_" #CTX #NAME "_atomic_fetch";                           \
+    return gshmem::hostops::atomic<AmoOp::Fetch>(ctx(), const_cast<T*>(s), capi_zero<T>(),      \
+                                                 capi_zero<T>(), PE(call), {call});             \
+  }                                                                                             \
+  void shmem_##CTX##NAME##_atomic_fetch_nbi(CTXP() T* f, const T* s, int pe) {                  \
+    constexpr const char* call = "shmem_" #CTX #NAME "_atomic_fetch_nbi";                       \
+    *f = gshmem::hostops::atomic<AmoOp::Fetch>(ctx(), const_cast<T*>(s), capi_zero<T>(),        \
+                                               capi_zero<T>(), PE(call), {call});               \
+  }                                                                                             \
+  void shmem_##CTX##NAME##_atomic_set(CTXP() T* d, T v, int pe) {                               \
+    constexpr const char* call = "shmem_" #CTX #NAME "_atomic_set";                             \
+    gshmem::hostops::atomic<AmoOp::Set>(ctx(), d, v, capi_zero<T>(), PE(call), {call});         \
+  }                                                                                             \
+  T shmem_##CTX##NAME##_atomic_swap(CTXP() T* d, T v, int pe) {                                 \
+    constexpr const char* call = "shmem_" #CTX #NAME "_atomic_swap";                            \
+    return gshmem::hostops::atomic<AmoOp::Swap>(ctx(), d, v, capi_zero<T>(), PE(call), {call}); \
+  }                                                                                             \
+  void shmem_##CTX##NAME##_atomic_swap_nbi(CTXP() T* f, T* d, T v, int pe) {                    \
+    constexpr const char* call = "shmem_" #CTX #NAME "_atomic_swap_nbi";                        \
+    *f = gshmem::hostops::atomic<AmoOp::Swap>(ctx(), d, v, capi_zero<T>(), PE(call), {call});   \
   }
 
-#define GSHMEM_COMPAT_DEF_AMO_STD(NAME, T, CTX, CTXP, PE)                                     \
-  T shmem_##CTX##NAME##_atomic_compare_swap(CTXP() T* d, T cond, T v, int pe) {               \
-    constexpr const char* call = "shmem_" #CTX #NAME "_atomic_compare_swap";                  \
-    return gshmem::atomic<AmoOp::CompareSwap>(ctx(), d, v, cond, PE(call), {call});           \
-  }                                                                                           \
-  void shmem_##CTX##NAME##_atomic_compare_swap_nbi(CTXP() T* f, T* d, T cond, T v, int pe) {  \
-    constexpr const char* call = "shmem_" #CTX #NAME "_atomic_compare_swap_nbi";              \
-    *f = gshmem::atomic<AmoOp::CompareSwap>(ctx(), d, v, cond, PE(call), {call});             \
-  }                                                                                           \
-  T shmem_##CTX##NAME##_atomic_fetch_inc(CTXP() T* d, int pe) {                               \
-    constexpr const char* call = "shmem_" #CTX #NAME "_atomic_fetch_inc";                     \
-    return gshmem::atomic<AmoOp::FetchInc>(ctx(), d, zero<T>(), zero<T>(), PE(call), {call}); \
-  }                                                                                           \
-  void shmem_##CTX##NAME##_atomic_fetch_inc_nbi(CTXP() T* f, T* d, int pe) {                  \
-    constexpr const char* call = "shmem_" #CTX #NAME "_atomic_fetch_inc_nbi";                 \
-    *f = gshmem::atomic<AmoOp::FetchInc>(ctx(), d, zero<T>(), zero<T>(), PE(call), {call});   \
-  }                                                                                           \
-  void shmem_##CTX##NAME##_atomic_inc(CTXP() T* d, int pe) {                                  \
-    constexpr const char* call = "shmem_" #CTX #NAME "_atomic_inc";                           \
-    gshmem::atomic<AmoOp::Inc>(ctx(), d, zero<T>(), zero<T>(), PE(call), {call});             \
-  }                                                                                           \
-  T shmem_##CTX##NAME##_atomic_fetch_add(CTXP() T* d, T v, int pe) {                          \
-    constexpr const char* call = "shmem_" #CTX #NAME "_atomic_fetch_add";                     \
-    return gshmem::atomic<AmoOp::FetchAdd>(ctx(), d, v, zero<T>(), PE(call), {call});         \
-  }                                                                                           \
-  void shmem_##CTX##NAME##_atomic_fetch_add_nbi(CTXP() T* f, T* d, T v, int pe) {             \
-    constexpr const char* call = "shmem_" #CTX #NAME "_atomic_fetch_add_nbi";                 \
-    *f = gshmem::atomic<AmoOp::FetchAdd>(ctx(), d, v, zero<T>(), PE(call), {call});           \
-  }                                                                                           \
-  void shmem_##CTX##NAME##_atomic_add(CTXP() T* d, T v, int pe) {                             \
-    constexpr const char* call = "shmem_" #CTX #NAME "_atomic_add";                           \
-    gshmem::atomic<AmoOp::Add>(ctx(), d, v, zero<T>(), PE(call), {call});                     \
+#define GSHMEM_COMPAT_DEF_AMO_STD(NAME, T, CTX, CTXP, PE)                                         \
+  T shmem_##CTX##NAME##_atomic_compare_swap(CTXP() T* d, T cond, T v, int pe) {                   \
+    constexpr const char* call = "shmem_" #CTX #NAME "_atomic_compare_swap";                      \
+    return gshmem::hostops::atomic<AmoOp::CompareSwap>(ctx(), d, v, cond, PE(call), {call});      \
+  }                                                                                               \
+  void shmem_##CTX##NAME##_atomic_compare_swap_nbi(CTXP() T* f, T* d, T cond, T v, int pe) {      \
+    constexpr const char* call = "shmem_" #CTX #NAME "_atomic_compare_swap_nbi";                  \
+    *f = gshmem::hostops::atomic<AmoOp::CompareSwap>(ctx(), d, v, cond, PE(call), {call});        \
+  }                                                                                               \
+  T shmem_##CTX##NAME##_atomic_fetch_inc(CTXP() T* d, int pe) {                                   \
+    constexpr const char* call = "shmem_" #CTX #NAME "_atomic_fetch_inc";                         \
+    return gshmem::hostops::atomic<AmoOp::FetchInc>(ctx(), d, capi_zero<T>(), capi_zero<T>(),     \
+                                                    PE(call), {call});                            \
+  }                                                                                               \
+  void shmem_##CTX##NAME##_atomic_fetch_inc_nbi(CTXP() T* f, T* d, int pe) {                      \
+    constexpr const char* call = "shmem_" #CTX #NAME "_atomic_fetch_inc_nbi";                     \
+    *f = gshmem::hostops::atomic<AmoOp::FetchInc>(ctx(), d, capi_zero<T>(), capi_zero<T>(),       \
+                                                  PE(call), {call});                              \
+  }                                                                                               \
+  void shmem_##CTX##NAME##_atomic_inc(CTXP() T* d, int pe) {                                      \
+    constexpr const char* call = "shmem_" #CTX #NAME "_atomic_inc";                               \
+    gshmem::hostops::atomic<AmoOp::Inc>(ctx(), d, capi_zero<T>(), capi_zero<T>(), PE(call),       \
+                                        {call});                                                  \
+  }                                                                                               \
+  T shmem_##CTX##NAME##_atomic_fetch_add(CTXP() T* d, T v, int pe) {                              \
+    constexpr const char* call = "shmem_" #CTX #NAME "_atomic_fetch_add";                         \
+    return gshmem::hostops::atomic<AmoOp::FetchAdd>(ctx(), d, v, capi_zero<T>(), PE(call),        \
+                                                    {call});                                      \
+  }                                                                                               \
+  void shmem_##CTX##NAME##_atomic_fetch_add_nbi(CTXP() T* f, T* d, T v, int pe) {                 \
+    constexpr const char* call = "shmem_" #CTX #NAME "_atomic_fetch_add_nbi";                     \
+    *f = gshmem::hostops::atomic<AmoOp::FetchAdd>(ctx(), d, v, capi_zero<T>(), PE(call), {call}); \
+  }                                                                                               \
+  void shmem_##CTX##NAME##_atomic_add(CTXP() T* d, T v, int pe) {                                 \
+    constexpr const char* call = "shmem_" #CTX #NAME "_atomic_add";                               \
+    gshmem::hostops::atomic<AmoOp::Add>(ctx(), d, v, capi_zero<T>(), PE(call), {call});           \
   }
 
 // One bitwise operation: OP is and/or/xor, FETCH and PLAIN the AmoOp values.
-#define GSHMEM_COMPAT_DEF_AMO_BIT_OP(NAME, T, CTX, CTXP, PE, OP, FETCH, PLAIN)       \
-  T shmem_##CTX##NAME##_atomic_fetch_##OP(CTXP() T* d, T v, int pe) {                \
-    constexpr const char* call = "shmem_" #CTX #NAME "_atomic_fetch_" #OP;           \
-    return gshmem::atomic<AmoOp::FETCH>(ctx(), d, v, zero<T>(), PE(call), {call});   \
-  }                                                                                  \
-  void shmem_##CTX##NAME##_atomic_fetch_##OP##_nbi(CTXP() T* f, T* d, T v, int pe) { \
-    constexpr const char* call = "shmem_" #CTX #NAME "_atomic_fetch_" #OP "_nbi";    \
-    *f = gshmem::atomic<AmoOp::FETCH>(ctx(), d, v, zero<T>(), PE(call), {call});     \
-  }                                                                                  \
-  void shmem_##CTX##NAME##_atomic_##OP(CTXP() T* d, T v, int pe) {                   \
-    constexpr const char* call = "shmem_" #CTX #NAME "_atomic_" #OP;                 \
-    gshmem::atomic<AmoOp::PLAIN>(ctx(), d, v, zero<T>(), PE(call), {call});          \
+#define GSHMEM_COMPAT_DEF_AMO_BIT_OP(NAME, T, CTX, CTXP, PE, OP, FETCH, PLAIN)                   \
+  T shmem_##CTX##NAME##_atomic_fetch_##OP(CTXP() T* d, T v, int pe) {                            \
+    constexpr const char* call = "shmem_" #CTX #NAME "_atomic_fetch_" #OP;                       \
+    return gshmem::hostops::atomic<AmoOp::FETCH>(ctx(), d, v, capi_zero<T>(), PE(call), {call}); \
+  }                                                                                              \
+  void shmem_##CTX##NAME##_atomic_fetch_##OP##_nbi(CTXP() T* f, T* d, T v, int pe) {             \
+    constexpr const char* call = "shmem_" #CTX #NAME "_atomic_fetch_" #OP "_nbi";                \
+    *f = gshmem::hostops::atomic<AmoOp::FETCH>(ctx(), d, v, capi_zero<T>(), PE(call), {call});   \
+  }                                                                                              \
+  void shmem_##CTX##NAME##_atomic_##OP(CTXP() T* d, T v, int pe) {                               \
+    constexpr const char* call = "shmem_" #CTX #NAME "_atomic_" #OP;                             \
+    gshmem::hostops::atomic<AmoOp::PLAIN>(ctx(), d, v, capi_zero<T>(), PE(call), {call});        \
   }
 #define GSHMEM_COMPAT_DEF_AMO_BIT(NAME, T, CTX, CTXP, PE)                  \
   GSHMEM_COMPAT_DEF_AMO_BIT_OP(NAME, T, CTX, CTXP, PE, and, FetchAnd, And) \

@@ -83,7 +83,7 @@ int collect(shmem_team_t team, void* dest, const void* source, size_t nelems, si
   char* at = static_cast<char*>(dest) + offset;
   for (int k = 1; k < t->size; ++k) {
     int i = (t->my_index + k) % t->size;
-    gshmem::putmem_nbi(ctx(), at, source, bytes, t->world_pe(i), {call});
+    gshmem::hostops::putmem_nbi(ctx(), at, source, bytes, t->world_pe(i), {call});
   }
   if (bytes) std::memmove(at, source, bytes);
   // quiet, then sync: every block is in place everywhere before any member returns.

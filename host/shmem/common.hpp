@@ -10,6 +10,7 @@
 #include "gshmem/compat/shmem.h"
 #include "gshmem/compat/shmemx.h"
 #include "host/api/capi.hpp"
+#include "host/base/log.hpp"
 #include "host/heap/heap.hpp"
 
 // What a shmem_ctx_t points to. Every context shares the PE's one channel; the team decides how

@@ -5,9 +5,9 @@
 
 using gshmem::AmoOp;
 using gshmem::SymmetricHeap;
-using gshmem::capi::zero;
 using gshmem::compat::ctx;
 using gshmem::compat::heap_call;
+using gshmem::detail::capi_zero;
 
 extern "C" {
 
@@ -35,33 +35,37 @@ void* shmemalign(size_t alignment, size_t size) {
   return heap_call(SymmetricHeap::Op::Align, size, alignment, nullptr, "shmemalign");
 }
 
-#define GSHMEM_COMPAT_DEF_LEGACY_AMO(NAME, T, A)                                                  \
-  T shmem_##NAME##_fadd(T* d, T v, int pe) {                                                      \
-    return gshmem::atomic<AmoOp::FetchAdd>(ctx(), d, v, zero<T>(), pe, {"shmem_" #NAME "_fadd"}); \
-  }                                                                                               \
-  T shmem_##NAME##_finc(T* d, int pe) {                                                           \
-    return gshmem::atomic<AmoOp::FetchInc>(ctx(), d, zero<T>(), zero<T>(), pe,                    \
-                                           {"shmem_" #NAME "_finc"});                             \
-  }                                                                                               \
-  void shmem_##NAME##_add(T* d, T v, int pe) {                                                    \
-    gshmem::atomic<AmoOp::Add>(ctx(), d, v, zero<T>(), pe, {"shmem_" #NAME "_add"});              \
-  }                                                                                               \
-  void shmem_##NAME##_inc(T* d, int pe) {                                                         \
-    gshmem::atomic<AmoOp::Inc>(ctx(), d, zero<T>(), zero<T>(), pe, {"shmem_" #NAME "_inc"});      \
-  }                                                                                               \
-  T shmem_##NAME##_cswap(T* d, T cond, T v, int pe) {                                             \
-    return gshmem::atomic<AmoOp::CompareSwap>(ctx(), d, v, cond, pe, {"shmem_" #NAME "_cswap"});  \
+#define GSHMEM_COMPAT_DEF_LEGACY_AMO(NAME, T, A)                                                   \
+  T shmem_##NAME##_fadd(T* d, T v, int pe) {                                                       \
+    return gshmem::hostops::atomic<AmoOp::FetchAdd>(ctx(), d, v, capi_zero<T>(), pe,               \
+                                                    {"shmem_" #NAME "_fadd"});                     \
+  }                                                                                                \
+  T shmem_##NAME##_finc(T* d, int pe) {                                                            \
+    return gshmem::hostops::atomic<AmoOp::FetchInc>(ctx(), d, capi_zero<T>(), capi_zero<T>(), pe,  \
+                                                    {"shmem_" #NAME "_finc"});                     \
+  }                                                                                                \
+  void shmem_##NAME##_add(T* d, T v, int pe) {                                                     \
+    gshmem::hostops::atomic<AmoOp::Add>(ctx(), d, v, capi_zero<T>(), pe, {"shmem_" #NAME "_add"}); \
+  }                                                                                                \
+  void shmem_##NAME##_inc(T* d, int pe) {                                                          \
+    gshmem::hostops::atomic<AmoOp::Inc>(ctx(), d, capi_zero<T>(), capi_zero<T>(), pe,              \
+                                        {"shmem_" #NAME "_inc"});                                  \
+  }                                                                                                \
+  T shmem_##NAME##_cswap(T* d, T cond, T v, int pe) {                                              \
+    return gshmem::hostops::atomic<AmoOp::CompareSwap>(ctx(), d, v, cond, pe,                      \
+                                                       {"shmem_" #NAME "_cswap"});                 \
   }
-#define GSHMEM_COMPAT_DEF_LEGACY_AMO_EXTENDED(NAME, T, A)                                     \
-  T shmem_##NAME##_swap(T* d, T v, int pe) {                                                  \
-    return gshmem::atomic<AmoOp::Swap>(ctx(), d, v, zero<T>(), pe, {"shmem_" #NAME "_swap"}); \
-  }                                                                                           \
-  T shmem_##NAME##_fetch(const T* s, int pe) {                                                \
-    return gshmem::atomic<AmoOp::Fetch>(ctx(), const_cast<T*>(s), zero<T>(), zero<T>(), pe,   \
-                                        {"shmem_" #NAME "_fetch"});                           \
-  }                                                                                           \
-  void shmem_##NAME##_set(T* d, T v, int pe) {                                                \
-    gshmem::atomic<AmoOp::Set>(ctx(), d, v, zero<T>(), pe, {"shmem_" #NAME "_set"});          \
+#define GSHMEM_COMPAT_DEF_LEGACY_AMO_EXTENDED(NAME, T, A)                                          \
+  T shmem_##NAME##_swap(T* d, T v, int pe) {                                                       \
+    return gshmem::hostops::atomic<AmoOp::Swap>(ctx(), d, v, capi_zero<T>(), pe,                   \
+                                                {"shmem_" #NAME "_swap"});                         \
+  }                                                                                                \
+  T shmem_##NAME##_fetch(const T* s, int pe) {                                                     \
+    return gshmem::hostops::atomic<AmoOp::Fetch>(ctx(), const_cast<T*>(s), capi_zero<T>(),         \
+                                                 capi_zero<T>(), pe, {"shmem_" #NAME "_fetch"});   \
+  }                                                                                                \
+  void shmem_##NAME##_set(T* d, T v, int pe) {                                                     \
+    gshmem::hostops::atomic<AmoOp::Set>(ctx(), d, v, capi_zero<T>(), pe, {"shmem_" #NAME "_set"}); \
   }
 GSHMEM_COMPAT_LEGACY_AMO(GSHMEM_COMPAT_DEF_LEGACY_AMO, )
 GSHMEM_COMPAT_LEGACY_AMO_EXTENDED(GSHMEM_COMPAT_DEF_LEGACY_AMO_EXTENDED, )
@@ -69,21 +73,21 @@ GSHMEM_COMPAT_LEGACY_AMO_EXTENDED(GSHMEM_COMPAT_DEF_LEGACY_AMO_EXTENDED, )
 #undef GSHMEM_COMPAT_DEF_LEGACY_AMO_EXTENDED
 
 // shmem_TYPE_wait: wait while *ivar == value.
-#define GSHMEM_COMPAT_DEF_LEGACY_WAIT(NAME, T, A)                                \
-  void shmem_##NAME##_wait(T* ivar, T v) {                                       \
-    gshmem::wait_until(ctx(), ivar, GSHMEM_CMP_NE, v, {"shmem_" #NAME "_wait"}); \
+#define GSHMEM_COMPAT_DEF_LEGACY_WAIT(NAME, T, A)                                         \
+  void shmem_##NAME##_wait(T* ivar, T v) {                                                \
+    gshmem::hostops::wait_until(ctx(), ivar, GSHMEM_CMP_NE, v, {"shmem_" #NAME "_wait"}); \
   }
 GSHMEM_COMPAT_LEGACY_WAIT(GSHMEM_COMPAT_DEF_LEGACY_WAIT, )
 #undef GSHMEM_COMPAT_DEF_LEGACY_WAIT
 
 void(shmem_wait)(long* ivar, long v) {
-  gshmem::wait_until(ctx(), ivar, GSHMEM_CMP_NE, v, {"shmem_wait"});
+  gshmem::hostops::wait_until(ctx(), ivar, GSHMEM_CMP_NE, v, {"shmem_wait"});
 }
 void(shmem_wait_until)(long* ivar, int cmp, long v) {
-  gshmem::wait_until(ctx(), ivar, cmp, v, {"shmem_wait_until"});
+  gshmem::hostops::wait_until(ctx(), ivar, cmp, v, {"shmem_wait_until"});
 }
 long(shmem_swap)(long* d, long v, int pe) {
-  return gshmem::atomic<AmoOp::Swap>(ctx(), d, v, 0L, pe, {"shmem_swap"});
+  return gshmem::hostops::atomic<AmoOp::Swap>(ctx(), d, v, 0L, pe, {"shmem_swap"});
 }
 
 // Memory is coherent on every machine gshmem runs on: nothing to flush or invalidate.

@@ -42,7 +42,7 @@ void shmem_sync(int PE_start, int logPE_stride, int PE_size, long* pSync) {
   void shmem_alltoalls##BITS(void* dest, const void* source, ptrdiff_t dst, ptrdiff_t sst,         \
                              size_t nelems, int PE_start, int logPE_stride, int PE_size,           \
                              long* pSync) {                                                        \
-    using T = gshmem::capi::Sized<BITS>::type;                                                     \
+    using T = gshmem::detail::SizedElem<BITS>::type;                                               \
     compat::as_alltoalls(                                                                          \
         active_set(PE_start, logPE_stride, PE_size, pSync, "shmem_alltoalls" #BITS),               \
         static_cast<T*>(dest), static_cast<const T*>(source), dst, sst, nelems);                   \

@@ -35,7 +35,7 @@ LockWords words(long* lock, const char* call) {
 
 template <AmoOp Op>
 uint32_t amo(uint32_t* word, uint32_t value, uint32_t cond, int pe, const char* call) {
-  return gshmem::atomic<Op>(ctx(), word, value, cond, pe, {call});
+  return gshmem::hostops::atomic<Op>(ctx(), word, value, cond, pe, {call});
 }
 
 uint32_t load(const uint32_t* word) {
@@ -79,7 +79,7 @@ void shmem_clear_lock(long* lock) {
   LockWords w = words(lock, call);
   uint32_t me = uint32_t(ctx().my_pe) + 1;
   // The critical section's puts and atomics are complete before the next holder can start.
-  gshmem::quiet(ctx());
+  gshmem::hostops::quiet(ctx());
   uint32_t next = load(w.node) & kSuccessor;
   if (next == 0) {
     if (amo<AmoOp::CompareSwap>(w.tail, 0, me, 0, call) == me) {

@@ -1,8 +1,14 @@
 // OpenSHMEM setup, query, accessibility and the symmetric heap.
+#include <unistd.h>
+
 #include <atomic>
 #include <cstdio>
+#include <string>
 
-#include "host/runtime.hpp"
+#include "host/base/env.hpp"
+#include "host/base/log.hpp"
+#include "host/runtime/process.hpp"
+#include "host/runtime/runtime.hpp"
 #include "host/shmem/common.hpp"
 
 using gshmem::compat::ctx;
@@ -15,6 +21,20 @@ namespace {
 // atomics), so every requested level is granted as asked. shmem_init does not ask: it gets the
 // most the library provides.
 std::atomic<int> g_thread_level{SHMEM_THREAD_MULTIPLE};
+
+// OpenSHMEM programs load and store their symmetric objects from CPU code, which a heap in GPU
+// memory would turn into a crash: GSHMEM_HEAP=device is refused before anything starts (auto
+// means host memory for them: prefer_host_heap). false after printing why.
+bool host_heap_possible(const char* call) {
+  const std::string& want = gshmem::Env::get().str("GSHMEM_HEAP");
+  if (want != "device") return true;
+  gshmem::log::error(
+      "%s: GSHMEM_HEAP=device puts the symmetric heap in GPU memory, but OpenSHMEM "
+      "programs load and store it from CPU code; unset GSHMEM_HEAP or set it to "
+      "host or auto",
+      call);
+  return false;
+}
 
 bool pe_reachable(const gshmem::DeviceContext& c, int pe) {
   return pe >= 0 && pe < c.n_pes && (c.heap.peer_base[pe] || c.channel);
@@ -32,7 +52,7 @@ void* heap_call(gshmem::SymmetricHeap::Op op, uint64_t bytes, uint64_t align, vo
                        detail::finalized() ? "after shmem_finalize" : "before shmem_init");
     return nullptr;
   }
-  gshmem::quiet(ctx());
+  gshmem::hostops::quiet(ctx());
   try {
     return rt->heap().allocate(op, bytes, align, old, call);
   } catch (const gshmem::Error& e) {
@@ -47,12 +67,17 @@ using gshmem::compat::heap_call;
 extern "C" {
 
 void shmem_init(void) {
+  if (!host_heap_possible("shmem_init")) {
+    std::fflush(nullptr);
+    _exit(1);
+  }
   gshmem::detail::prefer_host_heap();
   gshmem_init();
   g_thread_level.store(SHMEM_THREAD_MULTIPLE, std::memory_order_relaxed);
 }
 
 int shmem_init_thread(int requested, int* provided) {
+  if (!host_heap_possible("shmem_init_thread")) return GSHMEM_ERROR_INVALID_ARGUMENT;
   gshmem::detail::prefer_host_heap();
   int rc = gshmemx_init_attr(GSHMEMX_INIT_DEFAULT, nullptr);
   if (rc != GSHMEM_SUCCESS) return rc;

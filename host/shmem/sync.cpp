@@ -15,88 +15,90 @@ static_assert(SHMEM_SIGNAL_SET == GSHMEM_SIGNAL_SET && SHMEM_SIGNAL_ADD == GSHME
 extern "C" {
 
 void shmem_fence(void) {
-  gshmem::fence(ctx());
+  gshmem::hostops::fence(ctx());
 }
 void shmem_quiet(void) {
-  gshmem::quiet(ctx());
+  gshmem::hostops::quiet(ctx());
 }
 // One channel serves every context, so these complete more than the context's own operations.
 void shmem_ctx_fence(shmem_ctx_t) {
-  gshmem::fence(ctx());
+  gshmem::hostops::fence(ctx());
 }
 void shmem_ctx_quiet(shmem_ctx_t) {
-  gshmem::quiet(ctx());
+  gshmem::hostops::quiet(ctx());
 }
 void shmem_barrier_all(void) {
-  gshmem::barrier_all(ctx(), {"shmem_barrier_all"});
+  gshmem::hostops::barrier_all(ctx(), {"shmem_barrier_all"});
 }
 void shmem_sync_all(void) {
-  gshmem::sync_all(ctx(), {"shmem_sync_all"});
+  gshmem::hostops::sync_all(ctx(), {"shmem_sync_all"});
 }
 
 uint64_t shmem_signal_fetch(const uint64_t* sig_addr) {
-  return gshmem::signal_fetch(ctx(), sig_addr);
+  return gshmem::hostops::signal_fetch(ctx(), sig_addr);
 }
 uint64_t shmem_signal_wait_until(uint64_t* sig_addr, int cmp, uint64_t cmp_value) {
-  return gshmem::signal_wait_until(ctx(), sig_addr, cmp, cmp_value, {"shmem_signal_wait_until"});
+  return gshmem::hostops::signal_wait_until(ctx(), sig_addr, cmp, cmp_value,
+                                            {"shmem_signal_wait_until"});
 }
 
 #define GSHMEM_COMPAT_DEF_WAIT(NAME, T, A)                                                         \
   void shmem_##NAME##_wait_until(T* ivar, int cmp, T v) {                                          \
-    gshmem::wait_until(ctx(), ivar, cmp, v, {"shmem_" #NAME "_wait_until"});                       \
+    gshmem::hostops::wait_until(ctx(), ivar, cmp, v, {"shmem_" #NAME "_wait_until"});              \
   }                                                                                                \
   void shmem_##NAME##_wait_until_all(T* ivars, size_t n, const int* st, int cmp, T v) {            \
-    gshmem::wait_until_all(ctx(), ivars, n, st, cmp, v, {"shmem_" #NAME "_wait_until_all"});       \
+    gshmem::hostops::wait_all(ctx(), ivars, n, st, cmp, detail::Same<T>{v},                        \
+                              {"shmem_" #NAME "_wait_until_all"});                                 \
   }                                                                                                \
   size_t shmem_##NAME##_wait_until_any(T* ivars, size_t n, const int* st, int cmp, T v) {          \
-    return gshmem::wait_until_any(ctx(), ivars, n, st, cmp, v,                                     \
-                                  {"shmem_" #NAME "_wait_until_any"});                             \
+    return gshmem::hostops::wait_any(ctx(), ivars, n, st, cmp, detail::Same<T>{v},                 \
+                                     {"shmem_" #NAME "_wait_until_any"});                          \
   }                                                                                                \
   size_t shmem_##NAME##_wait_until_some(T* ivars, size_t n, size_t* idx, const int* st, int cmp,   \
                                         T v) {                                                     \
-    return gshmem::wait_until_some(ctx(), ivars, n, idx, st, cmp, v,                               \
-                                   {"shmem_" #NAME "_wait_until_some"});                           \
+    return gshmem::hostops::wait_some(ctx(), ivars, n, idx, st, cmp, detail::Same<T>{v},           \
+                                      {"shmem_" #NAME "_wait_until_some"});                        \
   }                                                                                                \
   void shmem_##NAME##_wait_until_all_vector(T* ivars, size_t n, const int* st, int cmp, T* vs) {   \
-    gshmem::wait_until_all_vector(ctx(), ivars, n, st, cmp, vs,                                    \
-                                  {"shmem_" #NAME "_wait_until_all_vector"});                      \
+    gshmem::hostops::wait_all(ctx(), ivars, n, st, cmp, detail::Each<T>{vs},                       \
+                              {"shmem_" #NAME "_wait_until_all_vector"});                          \
   }                                                                                                \
   size_t shmem_##NAME##_wait_until_any_vector(T* ivars, size_t n, const int* st, int cmp, T* vs) { \
-    return gshmem::wait_until_any_vector(ctx(), ivars, n, st, cmp, vs,                             \
-                                         {"shmem_" #NAME "_wait_until_any_vector"});               \
+    return gshmem::hostops::wait_any(ctx(), ivars, n, st, cmp, detail::Each<T>{vs},                \
+                                     {"shmem_" #NAME "_wait_until_any_vector"});                   \
   }                                                                                                \
   size_t shmem_##NAME##_wait_until_some_vector(T* ivars, size_t n, size_t* idx, const int* st,     \
                                                int cmp, T* vs) {                                   \
-    return gshmem::wait_until_some_vector(ctx(), ivars, n, idx, st, cmp, vs,                       \
-                                          {"shmem_" #NAME "_wait_until_some_vector"});             \
+    return gshmem::hostops::wait_some(ctx(), ivars, n, idx, st, cmp, detail::Each<T>{vs},          \
+                                      {"shmem_" #NAME "_wait_until_some_vector"});                 \
   }                                                                                                \
   int shmem_##NAME##_test(T* ivar, int cmp, T v) {                                                 \
-    return gshmem::test(ctx(), ivar, cmp, v, {"shmem_" #NAME "_test"}) ? 1 : 0;                    \
+    return gshmem::hostops::test(ctx(), ivar, cmp, v, {"shmem_" #NAME "_test"}) ? 1 : 0;           \
   }                                                                                                \
   int shmem_##NAME##_test_all(T* ivars, size_t n, const int* st, int cmp, T v) {                   \
-    return gshmem::test_all_of(ctx(), ivars, n, st, cmp, detail::Same<T>{v},                       \
-                               {"shmem_" #NAME "_test_all"});                                      \
+    return gshmem::hostops::test_all_of(ctx(), ivars, n, st, cmp, detail::Same<T>{v},              \
+                                        {"shmem_" #NAME "_test_all"});                             \
   }                                                                                                \
   size_t shmem_##NAME##_test_any(T* ivars, size_t n, const int* st, int cmp, T v) {                \
-    return gshmem::test_any_of(ctx(), ivars, n, st, cmp, detail::Same<T>{v},                       \
-                               {"shmem_" #NAME "_test_any"});                                      \
+    return gshmem::hostops::test_any_of(ctx(), ivars, n, st, cmp, detail::Same<T>{v},              \
+                                        {"shmem_" #NAME "_test_any"});                             \
   }                                                                                                \
   size_t shmem_##NAME##_test_some(T* ivars, size_t n, size_t* idx, const int* st, int cmp, T v) {  \
-    return gshmem::test_some_of(ctx(), ivars, n, idx, st, cmp, detail::Same<T>{v},                 \
-                                {"shmem_" #NAME "_test_some"});                                    \
+    return gshmem::hostops::test_some_of(ctx(), ivars, n, idx, st, cmp, detail::Same<T>{v},        \
+                                         {"shmem_" #NAME "_test_some"});                           \
   }                                                                                                \
   int shmem_##NAME##_test_all_vector(T* ivars, size_t n, const int* st, int cmp, T* vs) {          \
-    return gshmem::test_all_of(ctx(), ivars, n, st, cmp, detail::Each<T>{vs},                      \
-                               {"shmem_" #NAME "_test_all_vector"});                               \
+    return gshmem::hostops::test_all_of(ctx(), ivars, n, st, cmp, detail::Each<T>{vs},             \
+                                        {"shmem_" #NAME "_test_all_vector"});                      \
   }                                                                                                \
   size_t shmem_##NAME##_test_any_vector(T* ivars, size_t n, const int* st, int cmp, T* vs) {       \
-    return gshmem::test_any_of(ctx(), ivars, n, st, cmp, detail::Each<T>{vs},                      \
-                               {"shmem_" #NAME "_test_any_vector"});                               \
+    return gshmem::hostops::test_any_of(ctx(), ivars, n, st, cmp, detail::Each<T>{vs},             \
+                                        {"shmem_" #NAME "_test_any_vector"});                      \
   }                                                                                                \
   size_t shmem_##NAME##_test_some_vector(T* ivars, size_t n, size_t* idx, const int* st, int cmp,  \
                                          T* vs) {                                                  \
-    return gshmem::test_some_of(ctx(), ivars, n, idx, st, cmp, detail::Each<T>{vs},                \
-                                {"shmem_" #NAME "_test_some_vector"});                             \
+    return gshmem::hostops::test_some_of(ctx(), ivars, n, idx, st, cmp, detail::Each<T>{vs},       \
+                                         {"shmem_" #NAME "_test_some_vector"});                    \
   }
 GSHMEM_COMPAT_SYNC_TYPES(GSHMEM_COMPAT_DEF_WAIT, )
 #undef GSHMEM_COMPAT_DEF_WAIT

@@ -143,7 +143,7 @@ int shmem_team_create_ctx(shmem_team_t team, long options, shmem_ctx_t* ctx_out)
 
 void shmem_ctx_destroy(shmem_ctx_t c) {
   if (!c || c == SHMEM_CTX_DEFAULT) return;
-  gshmem::quiet(ctx());
+  gshmem::hostops::quiet(ctx());
   delete c;
 }
 

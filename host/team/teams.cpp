@@ -3,9 +3,7 @@
 #include <cstring>
 
 #include "gshmem/device/barrier.cuh"
-#include "gshmem/device/rma.cuh"
-#include "host/hostops.hpp"
-#include "host/log.hpp"
+#include "host/base/log.hpp"
 
 namespace gshmem {
 
@@ -17,9 +15,9 @@ bool is_predefined(gshmem_team_t t) {
 
 }  // namespace
 
-Teams::Teams(const DeviceContext& ctx, SymmetricHeap& heap, int n_pes, uint64_t coll_area_bytes,
-             uint64_t coll_pool_bytes)
-    : ctx_(ctx), heap_(heap), n_pes_(n_pes) {
+Teams::Teams(const DeviceContext& ctx, SymmetricHeap& heap, int n_pes, const TeamCalls& calls,
+             uint64_t coll_area_bytes, uint64_t coll_pool_bytes)
+    : ctx_(ctx), heap_(heap), calls_(calls), n_pes_(n_pes) {
   uint64_t bytes = sizeof(detail::TeamSyncWords) + sizeof(uint64_t) * uint64_t(n_pes);
   coll_area_at_ = (bytes + 63) / 64 * 64;
   words_per_slot_ = (coll_area_at_ + coll_area_bytes + 63) / 64 * 64;
@@ -104,19 +102,13 @@ std::vector<uint64_t> Teams::parent_allgather(const TeamInfo& parent, uint64_t v
   gshmem_team_t handle = gshmem_team_t(&parent - table_.data());
   uint64_t* collect = detail::collect_words(detail::team_words(ctx_, parent));
   for (int32_t i = 0; i < parent.size; ++i) {
-    if (!hostops::p(ctx_, collect + parent.my_index, value, parent.world_pe(i), {call})) {
-      p(ctx_, collect + parent.my_index, value, parent.world_pe(i), {call});
-    }
+    calls_.p64(ctx_, collect + parent.my_index, value, parent.world_pe(i), {call});
   }
-  if (!hostops::barrier(ctx_, handle, {call})) barrier(ctx_, handle, {call});
+  calls_.barrier(ctx_, handle, {call});
   std::vector<uint64_t> out(static_cast<size_t>(parent.size));
-  if (hostops::queue_of(ctx_)) {
-    hostops::read_local(ctx_, out.data(), collect, sizeof(uint64_t) * out.size());
-  } else {
-    for (int32_t i = 0; i < parent.size; ++i) out[size_t(i)] = detail::load_acquire(collect + i);
-  }
+  calls_.read_local(ctx_, out.data(), collect, sizeof(uint64_t) * out.size());
   // Nobody may overwrite the scratch until everyone has read it.
-  if (!hostops::team_sync(ctx_, handle, {call})) team_sync(ctx_, handle, {call});
+  calls_.team_sync(ctx_, handle, {call});
   return out;
 }
 
@@ -148,7 +140,7 @@ int Teams::create(const TeamInfo& parent, std::vector<std::vector<int32_t>> memb
   }
   // Every new team's sync words are reset before any member can signal into them.
   gshmem_team_t parent_handle = gshmem_team_t(&parent - table_.data());
-  if (!hostops::barrier(ctx_, parent_handle, {call})) barrier(ctx_, parent_handle, {call});
+  calls_.barrier(ctx_, parent_handle, {call});
   GSHMEM_INFO(TEAM, "%s: new team(s) in slot(s) %d%s%d", call, int(slots[0]),
               slots.size() > 1 ? "," : "", slots.size() > 1 ? int(slots[1]) : -1);
   return 0;
@@ -210,7 +202,7 @@ void Teams::destroy(gshmem_team_t team) {
     return;
   }
   if (!find(team)) return;
-  if (!hostops::quiet(ctx_)) quiet(ctx_);
+  calls_.quiet(ctx_);
   table_[size_t(team)] = TeamInfo{};
   members_[size_t(team)].clear();
   mirror(team);

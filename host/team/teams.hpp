@@ -8,17 +8,28 @@
 
 #include "gshmem/device/context.cuh"
 #include "host/heap/heap.hpp"
-#include "transports/mapped/node_mesh.hpp"
 
 namespace gshmem {
+
+// What creating and destroying a team needs from the host calls, handed in by the runtime
+// (host/runtime/hostops: they work on a host heap and a GPU heap alike). Creation is collective
+// over the parent: each member writes a word into every member's copy, then they synchronise.
+struct TeamCalls {
+  void (*p64)(const DeviceContext& c, uint64_t* dst, uint64_t value, int pe, Site s);
+  void (*barrier)(const DeviceContext& c, gshmem_team_t team, Site s);
+  void (*team_sync)(const DeviceContext& c, gshmem_team_t team, Site s);
+  void (*quiet)(const DeviceContext& c);
+  // This PE's own copy of heap words into host memory.
+  void (*read_local)(const DeviceContext& c, void* dst, const void* heap_src, size_t bytes);
+};
 
 class Teams {
  public:
   // Reserves every slot's sync words in the heap (same offsets on every PE). For the
   // collectives (collectives/): `coll_area_bytes` more per slot, zeroed with the sync words when
   // a team is created, and one scratch pool of `coll_pool_bytes` shared by all teams.
-  Teams(const DeviceContext& ctx, SymmetricHeap& heap, int n_pes, uint64_t coll_area_bytes = 0,
-        uint64_t coll_pool_bytes = 0);
+  Teams(const DeviceContext& ctx, SymmetricHeap& heap, int n_pes, const TeamCalls& calls,
+        uint64_t coll_area_bytes = 0, uint64_t coll_pool_bytes = 0);
 
   // WORLD, SHARED (peers whose heap is mapped here) and NODE (same node). Call once the context
   // that refers to table() is live; needs no communication.
@@ -56,6 +67,7 @@ class Teams {
 
   const DeviceContext& ctx_;
   SymmetricHeap& heap_;
+  TeamCalls calls_;
   int n_pes_;
   TeamInfo* mirror_table_ = nullptr;
   int32_t* mirror_members_ = nullptr;

@@ -5,7 +5,7 @@
 #include <map>
 
 #include "gshmem/gshmem.hpp"
-#include "host/env.hpp"
+#include "host/base/env.hpp"
 
 #if GSHMEM_HAVE_HWLOC
 #include <hwloc.h>
@@ -62,9 +62,8 @@ int nearest_numa(hwloc_topology_t topo, hwloc_obj_t obj) {
 // device behind that switch) or, without a switch, the root port.
 int top_pci_bridge(hwloc_obj_t obj) {
   int found = -1;
-  for (hwloc_obj_t p = obj->parent; p && (p->type == HWLOC_OBJ_BRIDGE ||
-                                          p->type == HWLOC_OBJ_PCI_DEVICE);
-       p = p->parent) {
+  for (hwloc_obj_t p = obj->parent;
+       p && (p->type == HWLOC_OBJ_BRIDGE || p->type == HWLOC_OBJ_PCI_DEVICE); p = p->parent) {
     if (p->type == HWLOC_OBJ_BRIDGE && p->attr->bridge.upstream_type == HWLOC_OBJ_BRIDGE_PCI) {
       found = int(p->logical_index);
     }
@@ -110,9 +109,10 @@ Topology Topology::load(const std::string& source) {
     std::map<hwloc_obj_t, size_t> nic_by_pci;  // a NIC's PCI function shows up once
     for (hwloc_obj_t os = nullptr; (os = hwloc_get_next_osdev(topo, os));) {
       auto type = os->attr->osdev.type;
-      hwloc_obj_t pci = os->parent && os->parent->type == HWLOC_OBJ_PCI_DEVICE ? os->parent : nullptr;
-      bool gpu = type == HWLOC_OBJ_OSDEV_COPROC ||
-                 (type == HWLOC_OBJ_OSDEV_GPU && os->name && std::string(os->name).rfind("cuda", 0) == 0);
+      hwloc_obj_t pci =
+          os->parent && os->parent->type == HWLOC_OBJ_PCI_DEVICE ? os->parent : nullptr;
+      bool gpu = type == HWLOC_OBJ_OSDEV_COPROC || (type == HWLOC_OBJ_OSDEV_GPU && os->name &&
+                                                    std::string(os->name).rfind("cuda", 0) == 0);
       bool nic = pci && (type == HWLOC_OBJ_OSDEV_OPENFABRICS || type == HWLOC_OBJ_OSDEV_NETWORK);
       if (!gpu && !nic) continue;
       TopoDevice d{gpu ? TopoDevice::Kind::Gpu : TopoDevice::Kind::Nic, os->name ? os->name : "?",
@@ -165,7 +165,9 @@ Topology Topology::load(const std::string& source) {
               "gshmem was built without hwloc (install libhwloc-dev and reconfigure)");
 }
 
-int Topology::current_numa() { return -1; }
+int Topology::current_numa() {
+  return -1;
+}
 
 #endif
 
@@ -195,9 +197,10 @@ std::string Topology::describe_placement(const std::vector<Placement>& placement
   char line[160];
   for (size_t i = 0; i < placement.size(); ++i) {
     const Placement& p = placement[i];
-    std::snprintf(line, sizeof line, "  %-9zu %-12s %s\n", i,
-                  p.gpu >= 0 ? devices[size_t(p.gpu)].name.c_str() : "-",
-                  p.nic >= 0 ? devices[size_t(p.nic)].name.c_str() : "- (first non-loopback domain)");
+    std::snprintf(
+        line, sizeof line, "  %-9zu %-12s %s\n", i,
+        p.gpu >= 0 ? devices[size_t(p.gpu)].name.c_str() : "-",
+        p.nic >= 0 ? devices[size_t(p.nic)].name.c_str() : "- (first non-loopback domain)");
     s += line;
   }
   return s;

@@ -17,7 +17,7 @@
 
 #include "gshmem/gshmem.h"
 #include "gshmem/moe.hpp"
-#include "host/env.hpp"
+#include "host/base/env.hpp"
 #include "moe/reference.hpp"
 #include "perftest/moe/moe_bench.hpp"
 

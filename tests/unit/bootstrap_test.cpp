@@ -16,7 +16,7 @@
 
 #include "host/bootstrap/bootstrap.hpp"
 #include "host/bootstrap/star.hpp"
-#include "host/sock.hpp"
+#include "host/base/sock.hpp"
 
 namespace star = gshmem::star;
 using gshmem::sock::Fd;

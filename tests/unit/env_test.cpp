@@ -3,7 +3,7 @@
 #include <set>
 #include <string>
 
-#include "host/env.hpp"
+#include "host/base/env.hpp"
 
 using gshmem::Env;
 

@@ -8,8 +8,8 @@
 #include <cstring>
 
 #include "gshmem/gshmem.hpp"
-#include "host/env.hpp"
-#include "host/log.hpp"
+#include "host/base/env.hpp"
+#include "host/base/log.hpp"
 #include "host/topology/topology.hpp"
 
 namespace gshmem {

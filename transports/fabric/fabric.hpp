@@ -43,7 +43,8 @@ struct FabricRegion {
   int cuda_device = -1;  // >= 0: GPU memory, registered with FI_HMEM_CUDA (needs FI_HMEM)
 };
 
-// What fi_getinfo offers, for gshmem-info and the tests.
+// A provider and domain: what fi_getinfo offers (describe), or what a Fabric opened
+// (description()), for gshmem-info, the collectives' planner and the tests.
 struct FabricDescription {
   std::string provider, fabric, domain;
   std::string caps, mr_mode;
@@ -66,6 +67,8 @@ class Fabric {
   Fabric(const Fabric&) = delete;
   Fabric& operator=(const Fabric&) = delete;
 
+  // The provider and domain this fabric opened: a real provider name ("efa", "tcp;ofi_rxm"),
+  // also when GSHMEM_FABRIC_PROVIDER is "auto"; the same on every PE.
   const FabricDescription& description() const { return desc_; }
   bool needs_local_mr() const { return local_mr_; }
   // Whether the provider applies this atomic itself (else the proxy emulates it with messages).

@@ -1,9 +1,9 @@
 #include "transports/proxy/network.hpp"
 
-#include "host/env.hpp"
+#include "host/base/env.hpp"
 #include "gshmem/gshmem.hpp"
-#include "host/log.hpp"
-#include "host/system.hpp"
+#include "host/base/log.hpp"
+#include "host/base/system.hpp"
 #include "host/topology/topology.hpp"
 
 namespace gshmem {

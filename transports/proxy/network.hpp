@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "host/bootstrap/bootstrap.hpp"
-#include "transports/mapped/node_mesh.hpp"
+#include "host/bootstrap/node_mesh.hpp"
 #include "transports/fabric/fabric.hpp"
 #include "transports/proxy/channel_host.hpp"
 #include "transports/proxy/proxy.hpp"

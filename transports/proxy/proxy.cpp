@@ -11,7 +11,7 @@
 
 #include "gshmem/device/atomic.cuh"
 #include "gshmem/gshmem.hpp"
-#include "host/log.hpp"
+#include "host/base/log.hpp"
 
 namespace gshmem {
 

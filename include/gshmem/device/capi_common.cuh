@@ -15,6 +15,7 @@
 
 #include "gshmem/device.cuh"
 #include "gshmem/device/default_context.cuh"
+#include "gshmem/device/sized.cuh"
 #include "gshmem/gshmem.h"
 
 // A function the host API declares too. gshmem.h declared it __host__ first; turning that into
@@ -36,38 +37,3 @@
 
 // The thread groups of the _warp and _block names: X(suffix, group type).
 #define GSHMEMI_FOR_GROUPS(X) X(warp, ::gshmem::Warp) X(block, ::gshmem::Block)
-
-namespace gshmem::detail {
-
-template <class T>
-__host__ __device__ GSHMEM_INLINE constexpr T capi_zero() {
-  return T();
-}
-
-// The element of the sized calls (gshmem_put32, ...): BITS/8 bytes, copied as a whole.
-template <int Bits>
-struct SizedElem;
-template <>
-struct SizedElem<8> {
-  using type = uint8_t;
-};
-template <>
-struct SizedElem<16> {
-  using type = uint16_t;
-};
-template <>
-struct SizedElem<32> {
-  using type = uint32_t;
-};
-template <>
-struct SizedElem<64> {
-  using type = uint64_t;
-};
-template <>
-struct SizedElem<128> {
-  struct type {
-    uint64_t half[2];
-  };
-};
-
-}  // namespace gshmem::detail

@@ -42,6 +42,8 @@ static_assert(std::is_trivially_copyable_v<TeamInfo>);
 enum ContextFlags : uint32_t {
   kCtxChecks = 1u << 0,          // validate PE, address and size on the device too
   kCtxOversubscribed = 1u << 1,  // more PEs than cores here: waits yield early
+  // The heap is GPU memory: host code must not load or store it (host/runtime/hostops.hpp).
+  kCtxGpuHeap = 1u << 2,
 };
 
 struct DeviceContext {

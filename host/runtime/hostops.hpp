@@ -1,0 +1,492 @@
+// The one path of every host call on the symmetric heap: the C API (host/api) and the OpenSHMEM
+// layer (host/shmem) are each one call into these functions, which finish the call themselves.
+//
+// Which code runs is decided once, at init, and kept in the context (kCtxGpuHeap): on a host heap
+// each function is the plain __host__ __device__ code of gshmem/device/*.cuh, inlined. On a GPU
+// heap the host must not load or store heap memory, so a call whose target is GPU memory mapped
+// here becomes copies on the PE's internal stream (cudaMemcpy) or the same device-API code in
+// the one-thread kernel (host/cuda/ops.cu); the rest (peers reached through the proxy channel, the
+// program's static data, which stays in host memory) run the plain code.
+//
+// Contracts are those of the C API (gshmem/gshmem.h): blocking forms return complete as the call
+// promises; _nbi copies on a GPU heap stay pending on the internal stream until quiet (or a
+// barrier).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "gshmem/device.cuh"
+#include "host/cuda/gpu.hpp"
+
+namespace gshmem {
+class Teams;
+struct TeamCalls;
+}  // namespace gshmem
+
+namespace gshmem::hostops {
+
+// The heap is GPU memory (decided at init).
+GSHMEM_INLINE bool gpu_heap(const DeviceContext& c) {
+  return c.flags & kCtxGpuHeap;
+}
+
+// ---- The GPU heap's side ---------------------------------------------------------------------
+// Each returns true when it did the call, false when the plain code is right (the target is not
+// GPU memory mapped here). Reached only when gpu_heap(c).
+namespace on_gpu {
+
+// The PE's GPU queue when its heap is in GPU memory, else nullptr. Never set without CUDA.
+#if GSHMEM_HAVE_CUDA
+gpu::Queue* queue_of(const DeviceContext& c);
+#else
+inline gpu::Queue* queue_of(const DeviceContext&) {
+  return nullptr;
+}
+#endif
+
+bool putmem(const DeviceContext& c, void* dst, const void* src, uint64_t bytes, int pe, bool nbi,
+            Site s);
+bool getmem(const DeviceContext& c, void* dst, const void* src, uint64_t bytes, int pe, bool nbi,
+            Site s);
+bool putmem_signal(const DeviceContext& c, void* dst, const void* src, uint64_t bytes,
+                   uint64_t* sig, uint64_t value, int sig_op, int pe, bool nbi, Site s);
+// Strided, element size `elem`, strides in elements (already validated).
+bool strided(const DeviceContext& c, bool is_put, void* dst, const void* src, size_t elem,
+             ptrdiff_t dst_stride, ptrdiff_t src_stride, size_t nelems, int pe, Site s);
+bool signal_op(const DeviceContext& c, uint64_t* sig, uint64_t value, int sig_op, int pe, Site s);
+bool signal_fetch(const DeviceContext& c, const uint64_t* sig, uint64_t* out);
+bool signal_wait_until(const DeviceContext& c, uint64_t* sig, int cmp, uint64_t value, Site s,
+                       uint64_t* out);
+// Everything issued on the internal stream is complete.
+void sync(const DeviceContext& c);
+bool barrier_all(const DeviceContext& c, Site s);
+bool sync_all(const DeviceContext& c, Site s);
+bool barrier(const DeviceContext& c, gshmem_team_t team, Site s);
+bool team_sync(const DeviceContext& c, gshmem_team_t team, Site s);
+
+namespace detail {
+// Validates addr (elem bytes on pe, aligned when `aligned`) as the host code would; true when it
+// is GPU memory mapped here, i.e. the one-thread kernel must do the call.
+bool gpu_target(const DeviceContext& c, const void* addr, size_t elem, int pe, bool aligned,
+                Site s);
+// Runs one call in the one-thread kernel on the internal stream, waits, returns its result.
+uint64_t run(gpu::Queue& q, const gpu::DeviceOp& op);
+}  // namespace detail
+
+// Typed forms
+
+template <class T>
+bool put(const DeviceContext& c, T* dst, const T* src, size_t nelems, int pe, bool nbi, Site s) {
+  if (!queue_of(c)) return false;
+  return putmem(c, dst, src, ::gshmem::detail::elems_to_bytes<T>(c, s, dst, nelems), pe, nbi, s);
+}
+template <class T>
+bool get(const DeviceContext& c, T* dst, const T* src, size_t nelems, int pe, bool nbi, Site s) {
+  if (!queue_of(c)) return false;
+  return getmem(c, dst, src, ::gshmem::detail::elems_to_bytes<T>(c, s, src, nelems), pe, nbi, s);
+}
+template <class T>
+bool put_signal(const DeviceContext& c, T* dst, const T* src, size_t nelems, uint64_t* sig,
+                uint64_t value, int sig_op, int pe, bool nbi, Site s) {
+  if (!queue_of(c)) return false;
+  return putmem_signal(c, dst, src, ::gshmem::detail::elems_to_bytes<T>(c, s, dst, nelems), sig,
+                       value, sig_op, pe, nbi, s);
+}
+template <class T>
+bool iput(const DeviceContext& c, T* dst, const T* src, ptrdiff_t dst_stride, ptrdiff_t src_stride,
+          size_t nelems, int pe, Site s) {
+  if (!queue_of(c)) return false;
+  if (nelems == 0) return true;
+  ::gshmem::detail::strided_bytes<T>(c, s, src, nelems, src_stride);
+  ::gshmem::detail::strided_bytes<T>(c, s, dst, nelems, dst_stride);
+  return strided(c, true, dst, src, sizeof(T), dst_stride, src_stride, nelems, pe, s);
+}
+template <class T>
+bool iget(const DeviceContext& c, T* dst, const T* src, ptrdiff_t dst_stride, ptrdiff_t src_stride,
+          size_t nelems, int pe, Site s) {
+  if (!queue_of(c)) return false;
+  if (nelems == 0) return true;
+  ::gshmem::detail::strided_bytes<T>(c, s, dst, nelems, dst_stride);
+  ::gshmem::detail::strided_bytes<T>(c, s, src, nelems, src_stride);
+  return strided(c, false, dst, src, sizeof(T), dst_stride, src_stride, nelems, pe, s);
+}
+template <class T>
+bool p(const DeviceContext& c, T* dst, T value, int pe, Site s) {
+  // Blocking: the value lives on this stack frame.
+  return queue_of(c) && putmem(c, dst, &value, sizeof(T), pe, false, s);
+}
+template <class T>
+bool g(const DeviceContext& c, const T* src, int pe, Site s, T* out) {
+  return queue_of(c) && getmem(c, out, src, sizeof(T), pe, false, s);
+}
+
+template <AmoOp Op, class T>
+bool atomic(const DeviceContext& c, T* dst, T value, T cond, int pe, Site s, T* out) {
+  gpu::Queue* q = queue_of(c);
+  if (!q || !detail::gpu_target(c, dst, sizeof(T), pe, true, s)) return false;
+  gpu::DeviceOp op{};
+  op.kind = gpu::OpKind::Amo;
+  op.type = gpu::val_type_of<T>();
+  op.amo_op = uint8_t(Op);
+  op.pe = pe;
+  op.dst = dst;
+  op.value = ::gshmem::detail::to_bits(value);
+  op.cond = ::gshmem::detail::to_bits(cond);
+  *out = ::gshmem::detail::from_bits<T>(detail::run(*q, op));
+  return true;
+}
+
+template <class T>
+bool wait_until(const DeviceContext& c, T* ivar, int cmp, T value, Site s) {
+  gpu::Queue* q = queue_of(c);
+  if (!q) return false;
+  ::gshmem::detail::check_cmp(c, s, ivar, cmp);
+  if (!detail::gpu_target(c, ivar, sizeof(T), c.my_pe, true, s)) return false;
+  gpu::DeviceOp op{};
+  op.kind = gpu::OpKind::WaitUntil;
+  op.type = gpu::val_type_of<T>();
+  op.cmp = int8_t(cmp);
+  op.pe = c.my_pe;
+  op.dst = ivar;
+  op.value = ::gshmem::detail::to_bits(value);
+  detail::run(*q, op);
+  return true;
+}
+
+template <class T>
+bool test(const DeviceContext& c, T* ivar, int cmp, T value, Site s, bool* out) {
+  gpu::Queue* q = queue_of(c);
+  if (!q) return false;
+  ::gshmem::detail::check_cmp(c, s, ivar, cmp);
+  if (!detail::gpu_target(c, ivar, sizeof(T), c.my_pe, true, s)) return false;
+  gpu::DeviceOp op{};
+  op.kind = gpu::OpKind::Test;
+  op.type = gpu::val_type_of<T>();
+  op.cmp = int8_t(cmp);
+  op.pe = c.my_pe;
+  op.dst = ivar;
+  op.value = ::gshmem::detail::to_bits(value);
+  *out = detail::run(*q, op) != 0;
+  return true;
+}
+
+// The array forms on a GPU heap: element by element through test(), polling with back-off
+// (host calls on a GPU heap favour being correct over being fast; kernels wait in place).
+// Value is ::gshmem::detail::Same<T> or Each<T>. Semantics as gshmem/device/wait_until.cuh.
+enum class Scan { All, Any, Some };
+void poll_pause(const DeviceContext& c, uint64_t started_ns, Site s);
+
+template <class T, class Value>
+size_t scan(const DeviceContext& c, T* ivars, size_t n, size_t* indices, const int* status, int cmp,
+            Value value, Site s, bool* eligible, bool stop_at_first) {
+  size_t count = 0;
+  *eligible = false;
+  for (size_t i = 0; i < n; ++i) {
+    if (status && status[i]) continue;
+    *eligible = true;
+    bool holds = false;
+    test(c, ivars + i, cmp, T(value(i)), s, &holds);
+    if (!holds) continue;
+    if (indices) indices[count] = i;
+    ++count;
+    if (stop_at_first) return i;
+  }
+  return stop_at_first ? SIZE_MAX : count;
+}
+
+template <class T, class Value>
+bool wait_array(const DeviceContext& c, Scan kind, bool block, T* ivars, size_t n, size_t* indices,
+                const int* status, int cmp, Value value, Site s, size_t* out) {
+  if (!queue_of(c)) return false;
+  ::gshmem::detail::check_cmp(c, s, ivars, cmp);
+  if (n == 0 || !detail::gpu_target(c, ivars, sizeof(T) * n, c.my_pe, true, s)) return false;
+  if (kind == Scan::All) {
+    bool all = true;
+    for (size_t i = 0; i < n; ++i) {
+      if (status && status[i]) continue;
+      if (block) {
+        wait_until(c, ivars + i, cmp, T(value(i)), s);
+      } else {
+        bool holds = false;
+        test(c, ivars + i, cmp, T(value(i)), s, &holds);
+        all = all && holds;
+      }
+    }
+    *out = all ? 1 : 0;
+    return true;
+  }
+  uint64_t started = ::gshmem::detail::now_ns();
+  for (;;) {
+    bool eligible = false;
+    size_t r = scan(c, ivars, n, indices, status, cmp, value, s, &eligible, kind == Scan::Any);
+    bool found = kind == Scan::Any ? r != SIZE_MAX : r != 0;
+    if (found || !eligible || !block) {
+      *out = r;
+      return true;
+    }
+    poll_pause(c, started, s);
+  }
+}
+
+}  // namespace on_gpu
+
+// ---- The calls ---------------------------------------------------------------------------------
+
+// RMA
+GSHMEM_INLINE void putmem(const DeviceContext& c, void* dst, const void* src, uint64_t bytes,
+                          int pe, Site s) {
+  if (gpu_heap(c) && on_gpu::putmem(c, dst, src, bytes, pe, false, s)) [[unlikely]]
+    return;
+  gshmem::putmem(c, dst, src, bytes, pe, s);
+}
+GSHMEM_INLINE void putmem_nbi(const DeviceContext& c, void* dst, const void* src, uint64_t bytes,
+                              int pe, Site s) {
+  if (gpu_heap(c) && on_gpu::putmem(c, dst, src, bytes, pe, true, s)) [[unlikely]]
+    return;
+  gshmem::putmem_nbi(c, dst, src, bytes, pe, s);
+}
+GSHMEM_INLINE void getmem(const DeviceContext& c, void* dst, const void* src, uint64_t bytes,
+                          int pe, Site s) {
+  if (gpu_heap(c) && on_gpu::getmem(c, dst, src, bytes, pe, false, s)) [[unlikely]]
+    return;
+  gshmem::getmem(c, dst, src, bytes, pe, s);
+}
+GSHMEM_INLINE void getmem_nbi(const DeviceContext& c, void* dst, const void* src, uint64_t bytes,
+                              int pe, Site s) {
+  if (gpu_heap(c) && on_gpu::getmem(c, dst, src, bytes, pe, true, s)) [[unlikely]]
+    return;
+  gshmem::getmem_nbi(c, dst, src, bytes, pe, s);
+}
+GSHMEM_INLINE void putmem_signal(const DeviceContext& c, void* dst, const void* src, uint64_t bytes,
+                                 uint64_t* sig, uint64_t value, int sig_op, int pe, Site s) {
+  if (gpu_heap(c) && on_gpu::putmem_signal(c, dst, src, bytes, sig, value, sig_op, pe, false, s))
+      [[unlikely]] {
+    return;
+  }
+  gshmem::putmem_signal(c, dst, src, bytes, sig, value, sig_op, pe, s);
+}
+GSHMEM_INLINE void putmem_signal_nbi(const DeviceContext& c, void* dst, const void* src,
+                                     uint64_t bytes, uint64_t* sig, uint64_t value, int sig_op,
+                                     int pe, Site s) {
+  if (gpu_heap(c) && on_gpu::putmem_signal(c, dst, src, bytes, sig, value, sig_op, pe, true, s))
+      [[unlikely]] {
+    return;
+  }
+  gshmem::putmem_signal_nbi(c, dst, src, bytes, sig, value, sig_op, pe, s);
+}
+template <class T>
+GSHMEM_INLINE void put(const DeviceContext& c, T* dst, const T* src, size_t n, int pe, Site s) {
+  if (gpu_heap(c) && on_gpu::put(c, dst, src, n, pe, false, s)) [[unlikely]]
+    return;
+  gshmem::put(c, dst, src, n, pe, s);
+}
+template <class T>
+GSHMEM_INLINE void put_nbi(const DeviceContext& c, T* dst, const T* src, size_t n, int pe, Site s) {
+  if (gpu_heap(c) && on_gpu::put(c, dst, src, n, pe, true, s)) [[unlikely]]
+    return;
+  gshmem::put_nbi(c, dst, src, n, pe, s);
+}
+template <class T>
+GSHMEM_INLINE void get(const DeviceContext& c, T* dst, const T* src, size_t n, int pe, Site s) {
+  if (gpu_heap(c) && on_gpu::get(c, dst, src, n, pe, false, s)) [[unlikely]]
+    return;
+  gshmem::get(c, dst, src, n, pe, s);
+}
+template <class T>
+GSHMEM_INLINE void get_nbi(const DeviceContext& c, T* dst, const T* src, size_t n, int pe, Site s) {
+  if (gpu_heap(c) && on_gpu::get(c, dst, src, n, pe, true, s)) [[unlikely]]
+    return;
+  gshmem::get_nbi(c, dst, src, n, pe, s);
+}
+template <class T>
+GSHMEM_INLINE void p(const DeviceContext& c, T* dst, T value, int pe, Site s) {
+  if (gpu_heap(c) && on_gpu::p(c, dst, value, pe, s)) [[unlikely]]
+    return;
+  gshmem::p(c, dst, value, pe, s);
+}
+template <class T>
+GSHMEM_INLINE T g(const DeviceContext& c, const T* src, int pe, Site s) {
+  if (gpu_heap(c)) [[unlikely]] {
+    T out{};
+    if (on_gpu::g(c, src, pe, s, &out)) return out;
+  }
+  return gshmem::g(c, src, pe, s);
+}
+template <class T>
+GSHMEM_INLINE void iput(const DeviceContext& c, T* dst, const T* src, ptrdiff_t dst_stride,
+                        ptrdiff_t src_stride, size_t n, int pe, Site s) {
+  if (gpu_heap(c) && on_gpu::iput(c, dst, src, dst_stride, src_stride, n, pe, s)) [[unlikely]] {
+    return;
+  }
+  gshmem::iput(c, dst, src, dst_stride, src_stride, n, pe, s);
+}
+template <class T>
+GSHMEM_INLINE void iget(const DeviceContext& c, T* dst, const T* src, ptrdiff_t dst_stride,
+                        ptrdiff_t src_stride, size_t n, int pe, Site s) {
+  if (gpu_heap(c) && on_gpu::iget(c, dst, src, dst_stride, src_stride, n, pe, s)) [[unlikely]] {
+    return;
+  }
+  gshmem::iget(c, dst, src, dst_stride, src_stride, n, pe, s);
+}
+template <class T>
+GSHMEM_INLINE void put_signal(const DeviceContext& c, T* dst, const T* src, size_t n, uint64_t* sig,
+                              uint64_t value, int sig_op, int pe, Site s) {
+  if (gpu_heap(c) && on_gpu::put_signal(c, dst, src, n, sig, value, sig_op, pe, false, s))
+      [[unlikely]] {
+    return;
+  }
+  gshmem::put_signal(c, dst, src, n, sig, value, sig_op, pe, s);
+}
+template <class T>
+GSHMEM_INLINE void put_signal_nbi(const DeviceContext& c, T* dst, const T* src, size_t n,
+                                  uint64_t* sig, uint64_t value, int sig_op, int pe, Site s) {
+  if (gpu_heap(c) && on_gpu::put_signal(c, dst, src, n, sig, value, sig_op, pe, true, s))
+      [[unlikely]] {
+    return;
+  }
+  gshmem::put_signal_nbi(c, dst, src, n, sig, value, sig_op, pe, s);
+}
+
+// Atomics: every AmoOp; `cond` is the compare-swap condition, the result the fetched value.
+template <AmoOp Op, class T>
+GSHMEM_INLINE T atomic(const DeviceContext& c, T* dst, T value, T cond, int pe, Site s) {
+  if (gpu_heap(c)) [[unlikely]] {
+    T out{};
+    if (on_gpu::atomic<Op>(c, dst, value, cond, pe, s, &out)) return out;
+  }
+  return gshmem::atomic<Op>(c, dst, value, cond, pe, s);
+}
+
+// Signals
+GSHMEM_INLINE void signal_op(const DeviceContext& c, uint64_t* sig, uint64_t value, int sig_op,
+                             int pe, Site s) {
+  if (gpu_heap(c) && on_gpu::signal_op(c, sig, value, sig_op, pe, s)) [[unlikely]]
+    return;
+  gshmem::signal_op(c, sig, value, sig_op, pe, s);
+}
+GSHMEM_INLINE uint64_t signal_fetch(const DeviceContext& c, const uint64_t* sig) {
+  if (gpu_heap(c)) [[unlikely]] {
+    uint64_t out;
+    if (on_gpu::signal_fetch(c, sig, &out)) return out;
+  }
+  return gshmem::signal_fetch(c, sig);
+}
+GSHMEM_INLINE uint64_t signal_wait_until(const DeviceContext& c, uint64_t* sig, int cmp,
+                                         uint64_t value, Site s) {
+  if (gpu_heap(c)) [[unlikely]] {
+    uint64_t out;
+    if (on_gpu::signal_wait_until(c, sig, cmp, value, s, &out)) return out;
+  }
+  return gshmem::signal_wait_until(c, sig, cmp, value, s);
+}
+
+// Point-to-point waits. Value is gshmem::detail::Same<T> or Each<T> (gshmem/device/wait_until.cuh).
+template <class T>
+GSHMEM_INLINE void wait_until(const DeviceContext& c, T* ivar, int cmp, T value, Site s) {
+  if (gpu_heap(c) && on_gpu::wait_until(c, ivar, cmp, value, s)) [[unlikely]]
+    return;
+  gshmem::wait_until(c, ivar, cmp, value, s);
+}
+template <class T>
+GSHMEM_INLINE bool test(const DeviceContext& c, T* ivar, int cmp, T value, Site s) {
+  if (gpu_heap(c)) [[unlikely]] {
+    bool out;
+    if (on_gpu::test(c, ivar, cmp, value, s, &out)) return out;
+  }
+  return gshmem::test(c, ivar, cmp, value, s);
+}
+// The array forms: on a GPU heap scanned element by element (on_gpu::wait_array), else `plain`.
+template <on_gpu::Scan Kind, bool Block, class T, class Value, class Plain>
+GSHMEM_INLINE size_t array_call(const DeviceContext& c, T* ivars, size_t n, size_t* idx,
+                                const int* st, int cmp, Value v, Site s, Plain plain) {
+  size_t r;
+  if (gpu_heap(c) && on_gpu::wait_array(c, Kind, Block, ivars, n, idx, st, cmp, v, s, &r))
+      [[unlikely]] {
+    return r;
+  }
+  return plain();
+}
+template <class T, class Value>
+void wait_all(const DeviceContext& c, T* ivars, size_t n, const int* st, int cmp, Value v, Site s) {
+  array_call<on_gpu::Scan::All, true>(c, ivars, n, nullptr, st, cmp, v, s, [&] {
+    gshmem::detail::wait_all(c, ivars, n, st, cmp, v, s);
+    return size_t(0);
+  });
+}
+template <class T, class Value>
+size_t wait_any(const DeviceContext& c, T* ivars, size_t n, const int* st, int cmp, Value v,
+                Site s) {
+  return array_call<on_gpu::Scan::Any, true>(c, ivars, n, nullptr, st, cmp, v, s, [&] {
+    return gshmem::detail::wait_any(c, ivars, n, st, cmp, v, s);
+  });
+}
+template <class T, class Value>
+size_t wait_some(const DeviceContext& c, T* ivars, size_t n, size_t* idx, const int* st, int cmp,
+                 Value v, Site s) {
+  return array_call<on_gpu::Scan::Some, true>(c, ivars, n, idx, st, cmp, v, s, [&] {
+    return gshmem::detail::wait_some(c, ivars, n, idx, st, cmp, v, s);
+  });
+}
+template <class T, class Value>
+int test_all_of(const DeviceContext& c, T* ivars, size_t n, const int* st, int cmp, Value v,
+                Site s) {
+  return int(array_call<on_gpu::Scan::All, false>(c, ivars, n, nullptr, st, cmp, v, s, [&] {
+    return size_t(gshmem::test_all_of(c, ivars, n, st, cmp, v, s));
+  }));
+}
+template <class T, class Value>
+size_t test_any_of(const DeviceContext& c, T* ivars, size_t n, const int* st, int cmp, Value v,
+                   Site s) {
+  return array_call<on_gpu::Scan::Any, false>(c, ivars, n, nullptr, st, cmp, v, s, [&] {
+    return gshmem::test_any_of(c, ivars, n, st, cmp, v, s);
+  });
+}
+template <class T, class Value>
+size_t test_some_of(const DeviceContext& c, T* ivars, size_t n, size_t* idx, const int* st, int cmp,
+                    Value v, Site s) {
+  return array_call<on_gpu::Scan::Some, false>(c, ivars, n, idx, st, cmp, v, s, [&] {
+    return gshmem::test_some_of(c, ivars, n, idx, st, cmp, v, s);
+  });
+}
+
+// Ordering. Copies and kernels on the internal stream run in issue order, so fence needs only
+// the plain fence (which orders the proxy channel); quiet first drains the stream.
+GSHMEM_INLINE void fence(const DeviceContext& c) {
+  gshmem::fence(c);
+}
+GSHMEM_INLINE void quiet(const DeviceContext& c) {
+  if (gpu_heap(c)) [[unlikely]]
+    on_gpu::sync(c);
+  gshmem::quiet(c);
+}
+
+// Synchronisation: every member of the team calls.
+GSHMEM_INLINE void barrier_all(const DeviceContext& c, Site s) {
+  if (gpu_heap(c) && on_gpu::barrier_all(c, s)) [[unlikely]]
+    return;
+  gshmem::barrier_all(c, s);
+}
+GSHMEM_INLINE void sync_all(const DeviceContext& c, Site s) {
+  if (gpu_heap(c) && on_gpu::sync_all(c, s)) [[unlikely]]
+    return;
+  gshmem::sync_all(c, s);
+}
+GSHMEM_INLINE void barrier(const DeviceContext& c, gshmem_team_t team, Site s) {
+  if (gpu_heap(c) && on_gpu::barrier(c, team, s)) [[unlikely]]
+    return;
+  gshmem::barrier(c, team, s);
+}
+GSHMEM_INLINE void team_sync(const DeviceContext& c, gshmem_team_t team, Site s) {
+  if (gpu_heap(c) && on_gpu::team_sync(c, team, s)) [[unlikely]]
+    return;
+  gshmem::team_sync(c, team, s);
+}
+
+// Copies bytes of this PE's own heap copy to host memory.
+void read_local(const DeviceContext& c, void* dst, const void* heap_src, size_t bytes);
+
+// What team creation needs (host/team: Teams::Calls), done by the functions above.
+TeamCalls team_calls();
+
+}  // namespace gshmem::hostops

@@ -1,0 +1,88 @@
+#include "host/runtime/process.hpp"
+
+#include <algorithm>
+#include <mutex>
+#include <vector>
+
+#include "gshmem/gshmem.hpp"
+#include "host/runtime/runtime.hpp"
+
+namespace gshmem {
+
+namespace detail {
+
+DeviceContext g_default_ctx{};
+
+namespace {
+Runtime* g_runtime = nullptr;
+bool g_finalized = false;
+bool g_prefer_host_heap = false;
+std::mutex g_hook_mutex;
+std::vector<ContextHook> g_hooks;
+}  // namespace
+
+Runtime* default_runtime() {
+  return g_runtime;
+}
+bool finalized() {
+  return g_finalized;
+}
+void set_default_runtime(Runtime* rt) {
+  g_runtime = rt;
+  g_default_ctx = rt ? rt->context() : DeviceContext{};
+  if (!rt) g_finalized = true;
+}
+
+void prefer_host_heap() {
+  g_prefer_host_heap = true;
+}
+bool host_heap_preferred() {
+  return g_prefer_host_heap;
+}
+
+void register_context_hook(ContextHook hook) {
+  {
+    std::lock_guard<std::mutex> lock(g_hook_mutex);
+    if (std::find(g_hooks.begin(), g_hooks.end(), hook) != g_hooks.end()) return;
+    g_hooks.push_back(hook);
+  }
+  // Registered after init (a library loaded late): it gets the live context now.
+  if (g_runtime) {
+    const DeviceContext& c = g_runtime->device_context();
+    hook(&c, sizeof c);
+  }
+}
+
+bool device_library_attached() {
+  std::lock_guard<std::mutex> lock(g_hook_mutex);
+  return !g_hooks.empty();
+}
+
+void publish_context(const DeviceContext& ctx) {
+  std::vector<ContextHook> hooks;
+  {
+    std::lock_guard<std::mutex> lock(g_hook_mutex);
+    hooks = g_hooks;
+  }
+  for (ContextHook h : hooks) h(&ctx, sizeof ctx);
+}
+
+}  // namespace detail
+
+namespace {
+// Written by static initializers, before main: constant-initialised, so never seen unset.
+TeamAreaSizes g_team_area{};
+}  // namespace
+
+void register_team_area(TeamAreaSizes sizes) {
+  g_team_area = sizes;
+}
+TeamAreaSizes team_area() {
+  return g_team_area;
+}
+
+const DeviceContext& default_context() {
+  return detail::g_default_ctx;
+}
+
+}  // namespace gshmem

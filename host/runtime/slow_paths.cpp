@@ -1,0 +1,141 @@
+// The host side of the inline device API's slow paths (gshmem/device/context.cuh, wait.cuh):
+// the messages of bad input and failed waits, and how a waiting host thread drives the network
+// and backs off.
+#include <sched.h>
+#include <time.h>
+
+#include <cstdio>
+#include <string>
+
+#include "gshmem/device/context.cuh"
+#include "host/base/env.hpp"
+#include "host/base/error.hpp"
+#include "host/base/log.hpp"
+#include "host/runtime/process.hpp"
+#include "host/runtime/runtime.hpp"
+
+namespace gshmem {
+
+namespace detail {
+
+namespace {
+
+// Through the context's runtime when it has one, so the job ends naming this PE.
+[[noreturn]] void fail(const DeviceContext& c, const Error& e) {
+  if (auto* rt = static_cast<Runtime*>(c.host_runtime)) rt->fail(e);
+  raise(e);
+}
+
+std::string hex(const void* p) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%p", p);
+  return buf;
+}
+
+}  // namespace
+
+void host_bad_input(const DeviceContext& c, Site site, BadInput what, const void* addr,
+                    uint64_t bytes, int pe) {
+  std::string arg = site.arg ? site.arg : "address";
+  std::string why;
+  std::string which;
+  int status = GSHMEM_ERROR_INVALID_ARGUMENT;
+  switch (what) {
+    case BadInput::NotInitialized:
+      why = finalized() ? "called after gshmem_finalize" : "called before gshmem_init";
+      status = GSHMEM_ERROR_NOT_INITIALIZED;
+      break;
+    case BadInput::Pe:
+      which = "pe";
+      why = "pe=" + std::to_string(pe) + " is out of range (valid PEs are 0.." +
+            std::to_string(c.n_pes - 1) + ")";
+      break;
+    case BadInput::Address:
+      which = arg;
+      why = arg + "=" + hex(addr) + " is not in the symmetric heap [" + hex(c.heap.base) + ", +" +
+            format_bytes(c.heap.size) + ")" +
+            (c.statics.size ? " or the program's static data" : "");
+      break;
+    case BadInput::Misaligned:
+      which = arg;
+      why = arg + "=" + hex(addr) + " is misaligned: an atomic on it needs " +
+            std::to_string(bytes) + "-byte alignment";
+      break;
+    case BadInput::Size:
+      which = "size";
+      if (bytes > c.heap.size) {
+        why = "size " + std::to_string(bytes) + " (bytes or elements) is larger than the " +
+              format_bytes(c.heap.size) + " symmetric heap or overflows";
+      } else {
+        why = std::to_string(bytes) + " bytes from " + arg + "=" + hex(addr) +
+              " run past the end of the symmetric heap";
+      }
+      break;
+    case BadInput::Stride:
+      which = "stride";
+      why = "stride=" + std::to_string(int64_t(bytes)) + " must be at least 1";
+      break;
+    case BadInput::Cmp:
+      which = "cmp";
+      why = "cmp=" + std::to_string(int64_t(bytes)) + " is not a GSHMEM_CMP_* value";
+      break;
+    case BadInput::SignalOp:
+      which = "sig_op";
+      why = "sig_op=" + std::to_string(int64_t(bytes)) +
+            " is neither GSHMEM_SIGNAL_SET nor GSHMEM_SIGNAL_ADD";
+      break;
+    case BadInput::Team:
+      which = "team";
+      why = "team=" + std::to_string(int64_t(bytes)) + " is not a team this PE belongs to";
+      break;
+    case BadInput::NoTransport:
+      which = "pe";
+      why = "no transport to PE " + std::to_string(pe) +
+            ": it is on another node and no network transport is configured";
+      status = GSHMEM_ERROR_TRANSPORT;
+      break;
+  }
+  fail(c, Error(status, site.call, which, why));
+}
+
+void host_wait_failed(const DeviceContext& c, Site site, bool timed_out) {
+  auto* rt = static_cast<Runtime*>(c.host_runtime);
+  if (!timed_out) {
+    if (rt) rt->abort_state().exit_now(site.call);
+    fail(c, Error(GSHMEM_ERROR_ABORTED, site.call, "", "interrupted: the job is aborting"));
+  }
+  char why[200];
+  if (site.peer >= 0) {
+    std::snprintf(why, sizeof why, "timed out after %.1f s (GSHMEM_TIMEOUT) waiting for PE %d",
+                  double(c.timeout_ns) / 1e9, site.peer);
+  } else {
+    std::snprintf(why, sizeof why, "timed out after %.1f s (GSHMEM_TIMEOUT)",
+                  double(c.timeout_ns) / 1e9);
+  }
+  fail(c, Error(GSHMEM_ERROR_TIMEOUT, site.call, "", why));
+}
+
+bool host_drive(const DeviceContext& c, bool post_only) {
+  auto* rt = static_cast<Runtime*>(c.host_runtime);
+  return rt && rt->network() && rt->network()->drive(post_only);
+}
+
+bool host_backoff(const DeviceContext& c, uint32_t spins, uint64_t idle_ns) {
+  (void)spins;
+  if (idle_ns < 200000000ull) {
+    sched_yield();
+    return false;
+  }
+  // A long wait: the peer is busy with something slow; give the core away for a moment. The
+  // network's news (a peer's write that this PE must progress, say) ends the sleep at once:
+  // rxm-style targets produce no completion for incoming writes, so only the wait fd shows them.
+  uint64_t ns = idle_ns < 2000000000ull ? 20000 : 200000;
+  auto* rt = static_cast<Runtime*>(c.host_runtime);
+  if (rt && rt->network()) return rt->network()->wait_for_news(ns);
+  timespec ts{0, long(ns)};
+  nanosleep(&ts, nullptr);
+  return false;
+}
+
+}  // namespace detail
+}  // namespace gshmem
