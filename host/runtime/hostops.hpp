@@ -15,6 +15,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <type_traits>
 
 #include "gshmem/device.cuh"
 #include "host/cuda/gpu.hpp"
@@ -45,25 +46,28 @@ inline gpu::Queue* queue_of(const DeviceContext&) {
 }
 #endif
 
-bool putmem(const DeviceContext& c, void* dst, const void* src, uint64_t bytes, int pe, bool nbi,
-            Site s);
-bool getmem(const DeviceContext& c, void* dst, const void* src, uint64_t bytes, int pe, bool nbi,
-            Site s);
-bool putmem_signal(const DeviceContext& c, void* dst, const void* src, uint64_t bytes,
-                   uint64_t* sig, uint64_t value, int sig_op, int pe, bool nbi, Site s);
+[[gnu::cold]] bool putmem(const DeviceContext& c, void* dst, const void* src, uint64_t bytes,
+                          int pe, bool nbi, Site s);
+[[gnu::cold]] bool getmem(const DeviceContext& c, void* dst, const void* src, uint64_t bytes,
+                          int pe, bool nbi, Site s);
+[[gnu::cold]] bool putmem_signal(const DeviceContext& c, void* dst, const void* src, uint64_t bytes,
+                                 uint64_t* sig, uint64_t value, int sig_op, int pe, bool nbi,
+                                 Site s);
 // Strided, element size `elem`, strides in elements (already validated).
-bool strided(const DeviceContext& c, bool is_put, void* dst, const void* src, size_t elem,
-             ptrdiff_t dst_stride, ptrdiff_t src_stride, size_t nelems, int pe, Site s);
-bool signal_op(const DeviceContext& c, uint64_t* sig, uint64_t value, int sig_op, int pe, Site s);
-bool signal_fetch(const DeviceContext& c, const uint64_t* sig, uint64_t* out);
-bool signal_wait_until(const DeviceContext& c, uint64_t* sig, int cmp, uint64_t value, Site s,
-                       uint64_t* out);
+[[gnu::cold]] bool strided(const DeviceContext& c, bool is_put, void* dst, const void* src,
+                           size_t elem, ptrdiff_t dst_stride, ptrdiff_t src_stride, size_t nelems,
+                           int pe, Site s);
+[[gnu::cold]] bool signal_op(const DeviceContext& c, uint64_t* sig, uint64_t value, int sig_op,
+                             int pe, Site s);
+[[gnu::cold]] bool signal_fetch(const DeviceContext& c, const uint64_t* sig, uint64_t* out);
+[[gnu::cold]] bool signal_wait_until(const DeviceContext& c, uint64_t* sig, int cmp, uint64_t value,
+                                     Site s, uint64_t* out);
 // Everything issued on the internal stream is complete.
-void sync(const DeviceContext& c);
-bool barrier_all(const DeviceContext& c, Site s);
-bool sync_all(const DeviceContext& c, Site s);
-bool barrier(const DeviceContext& c, gshmem_team_t team, Site s);
-bool team_sync(const DeviceContext& c, gshmem_team_t team, Site s);
+[[gnu::cold]] void sync(const DeviceContext& c);
+[[gnu::cold]] bool barrier_all(const DeviceContext& c, Site s);
+[[gnu::cold]] bool sync_all(const DeviceContext& c, Site s);
+[[gnu::cold]] bool barrier(const DeviceContext& c, gshmem_team_t team, Site s);
+[[gnu::cold]] bool team_sync(const DeviceContext& c, gshmem_team_t team, Site s);
 
 namespace detail {
 // Validates addr (elem bytes on pe, aligned when `aligned`) as the host code would; true when it
@@ -77,25 +81,29 @@ uint64_t run(gpu::Queue& q, const gpu::DeviceOp& op);
 // Typed forms
 
 template <class T>
-bool put(const DeviceContext& c, T* dst, const T* src, size_t nelems, int pe, bool nbi, Site s) {
+[[gnu::cold, gnu::noinline]] bool put(const DeviceContext& c, T* dst, const T* src, size_t nelems,
+                                      int pe, bool nbi, Site s) {
   if (!queue_of(c)) return false;
   return putmem(c, dst, src, ::gshmem::detail::elems_to_bytes<T>(c, s, dst, nelems), pe, nbi, s);
 }
 template <class T>
-bool get(const DeviceContext& c, T* dst, const T* src, size_t nelems, int pe, bool nbi, Site s) {
+[[gnu::cold, gnu::noinline]] bool get(const DeviceContext& c, T* dst, const T* src, size_t nelems,
+                                      int pe, bool nbi, Site s) {
   if (!queue_of(c)) return false;
   return getmem(c, dst, src, ::gshmem::detail::elems_to_bytes<T>(c, s, src, nelems), pe, nbi, s);
 }
 template <class T>
-bool put_signal(const DeviceContext& c, T* dst, const T* src, size_t nelems, uint64_t* sig,
-                uint64_t value, int sig_op, int pe, bool nbi, Site s) {
+[[gnu::cold, gnu::noinline]] bool put_signal(const DeviceContext& c, T* dst, const T* src,
+                                             size_t nelems, uint64_t* sig, uint64_t value,
+                                             int sig_op, int pe, bool nbi, Site s) {
   if (!queue_of(c)) return false;
   return putmem_signal(c, dst, src, ::gshmem::detail::elems_to_bytes<T>(c, s, dst, nelems), sig,
                        value, sig_op, pe, nbi, s);
 }
 template <class T>
-bool iput(const DeviceContext& c, T* dst, const T* src, ptrdiff_t dst_stride, ptrdiff_t src_stride,
-          size_t nelems, int pe, Site s) {
+[[gnu::cold, gnu::noinline]] bool iput(const DeviceContext& c, T* dst, const T* src,
+                                       ptrdiff_t dst_stride, ptrdiff_t src_stride, size_t nelems,
+                                       int pe, Site s) {
   if (!queue_of(c)) return false;
   if (nelems == 0) return true;
   ::gshmem::detail::strided_bytes<T>(c, s, src, nelems, src_stride);
@@ -103,8 +111,9 @@ bool iput(const DeviceContext& c, T* dst, const T* src, ptrdiff_t dst_stride, pt
   return strided(c, true, dst, src, sizeof(T), dst_stride, src_stride, nelems, pe, s);
 }
 template <class T>
-bool iget(const DeviceContext& c, T* dst, const T* src, ptrdiff_t dst_stride, ptrdiff_t src_stride,
-          size_t nelems, int pe, Site s) {
+[[gnu::cold, gnu::noinline]] bool iget(const DeviceContext& c, T* dst, const T* src,
+                                       ptrdiff_t dst_stride, ptrdiff_t src_stride, size_t nelems,
+                                       int pe, Site s) {
   if (!queue_of(c)) return false;
   if (nelems == 0) return true;
   ::gshmem::detail::strided_bytes<T>(c, s, dst, nelems, dst_stride);
@@ -112,17 +121,18 @@ bool iget(const DeviceContext& c, T* dst, const T* src, ptrdiff_t dst_stride, pt
   return strided(c, false, dst, src, sizeof(T), dst_stride, src_stride, nelems, pe, s);
 }
 template <class T>
-bool p(const DeviceContext& c, T* dst, T value, int pe, Site s) {
+[[gnu::cold, gnu::noinline]] bool p(const DeviceContext& c, T* dst, T value, int pe, Site s) {
   // Blocking: the value lives on this stack frame.
   return queue_of(c) && putmem(c, dst, &value, sizeof(T), pe, false, s);
 }
 template <class T>
-bool g(const DeviceContext& c, const T* src, int pe, Site s, T* out) {
+[[gnu::cold, gnu::noinline]] bool g(const DeviceContext& c, const T* src, int pe, Site s, T* out) {
   return queue_of(c) && getmem(c, out, src, sizeof(T), pe, false, s);
 }
 
 template <AmoOp Op, class T>
-bool atomic(const DeviceContext& c, T* dst, T value, T cond, int pe, Site s, T* out) {
+[[gnu::cold, gnu::noinline]] bool atomic(const DeviceContext& c, T* dst, T value, T cond, int pe,
+                                         Site s, T* out) {
   gpu::Queue* q = queue_of(c);
   if (!q || !detail::gpu_target(c, dst, sizeof(T), pe, true, s)) return false;
   gpu::DeviceOp op{};
@@ -138,7 +148,8 @@ bool atomic(const DeviceContext& c, T* dst, T value, T cond, int pe, Site s, T* 
 }
 
 template <class T>
-bool wait_until(const DeviceContext& c, T* ivar, int cmp, T value, Site s) {
+[[gnu::cold, gnu::noinline]] bool wait_until(const DeviceContext& c, T* ivar, int cmp, T value,
+                                             Site s) {
   gpu::Queue* q = queue_of(c);
   if (!q) return false;
   ::gshmem::detail::check_cmp(c, s, ivar, cmp);
@@ -155,7 +166,8 @@ bool wait_until(const DeviceContext& c, T* ivar, int cmp, T value, Site s) {
 }
 
 template <class T>
-bool test(const DeviceContext& c, T* ivar, int cmp, T value, Site s, bool* out) {
+[[gnu::cold, gnu::noinline]] bool test(const DeviceContext& c, T* ivar, int cmp, T value, Site s,
+                                       bool* out) {
   gpu::Queue* q = queue_of(c);
   if (!q) return false;
   ::gshmem::detail::check_cmp(c, s, ivar, cmp);
@@ -178,8 +190,9 @@ enum class Scan { All, Any, Some };
 void poll_pause(const DeviceContext& c, uint64_t started_ns, Site s);
 
 template <class T, class Value>
-size_t scan(const DeviceContext& c, T* ivars, size_t n, size_t* indices, const int* status, int cmp,
-            Value value, Site s, bool* eligible, bool stop_at_first) {
+[[gnu::cold, gnu::noinline]] size_t scan(const DeviceContext& c, T* ivars, size_t n,
+                                         size_t* indices, const int* status, int cmp, Value value,
+                                         Site s, bool* eligible, bool stop_at_first) {
   size_t count = 0;
   *eligible = false;
   for (size_t i = 0; i < n; ++i) {
@@ -196,8 +209,9 @@ size_t scan(const DeviceContext& c, T* ivars, size_t n, size_t* indices, const i
 }
 
 template <class T, class Value>
-bool wait_array(const DeviceContext& c, Scan kind, bool block, T* ivars, size_t n, size_t* indices,
-                const int* status, int cmp, Value value, Site s, size_t* out) {
+[[gnu::cold, gnu::noinline]] bool wait_array(const DeviceContext& c, Scan kind, bool block,
+                                             T* ivars, size_t n, size_t* indices, const int* status,
+                                             int cmp, Value value, Site s, size_t* out) {
   if (!queue_of(c)) return false;
   ::gshmem::detail::check_cmp(c, s, ivars, cmp);
   if (n == 0 || !detail::gpu_target(c, ivars, sizeof(T) * n, c.my_pe, true, s)) return false;
@@ -229,225 +243,278 @@ bool wait_array(const DeviceContext& c, Scan kind, bool block, T* ivars, size_t 
   }
 }
 
+// The whole call on a GPU heap, out of line: `gpu` does it when it applies (returns true; a
+// result comes back through its pointer), else the plain code runs. Because the call ends here,
+// the host heap's inline path keeps nothing live across it.
+template <class Gpu, class Plain>
+[[gnu::cold, gnu::noinline]] auto finish(Gpu gpu, Plain plain) {
+  using R = decltype(plain());
+  if constexpr (std::is_void_v<R>) {
+    if (!gpu()) plain();
+  } else {
+    R out{};
+    if (gpu(&out)) return out;
+    return plain();
+  }
+}
+
 }  // namespace on_gpu
 
 // ---- The calls ---------------------------------------------------------------------------------
+// Each: on a GPU heap the whole call goes to on_gpu::finish; otherwise the plain code, inline.
+// The closures capture the arguments by value (the context by reference) and exist only in that
+// branch, so the inline path's arguments stay in registers.
 
 // RMA
 GSHMEM_INLINE void putmem(const DeviceContext& c, void* dst, const void* src, uint64_t bytes,
                           int pe, Site s) {
-  if (gpu_heap(c) && on_gpu::putmem(c, dst, src, bytes, pe, false, s)) [[unlikely]]
-    return;
+  if (gpu_heap(c)) [[unlikely]]
+    return on_gpu::finish([=, &c] { return on_gpu::putmem(c, dst, src, bytes, pe, false, s); },
+                          [=, &c] { gshmem::putmem(c, dst, src, bytes, pe, s); });
   gshmem::putmem(c, dst, src, bytes, pe, s);
 }
 GSHMEM_INLINE void putmem_nbi(const DeviceContext& c, void* dst, const void* src, uint64_t bytes,
                               int pe, Site s) {
-  if (gpu_heap(c) && on_gpu::putmem(c, dst, src, bytes, pe, true, s)) [[unlikely]]
-    return;
+  if (gpu_heap(c)) [[unlikely]]
+    return on_gpu::finish([=, &c] { return on_gpu::putmem(c, dst, src, bytes, pe, true, s); },
+                          [=, &c] { gshmem::putmem_nbi(c, dst, src, bytes, pe, s); });
   gshmem::putmem_nbi(c, dst, src, bytes, pe, s);
 }
 GSHMEM_INLINE void getmem(const DeviceContext& c, void* dst, const void* src, uint64_t bytes,
                           int pe, Site s) {
-  if (gpu_heap(c) && on_gpu::getmem(c, dst, src, bytes, pe, false, s)) [[unlikely]]
-    return;
+  if (gpu_heap(c)) [[unlikely]]
+    return on_gpu::finish([=, &c] { return on_gpu::getmem(c, dst, src, bytes, pe, false, s); },
+                          [=, &c] { gshmem::getmem(c, dst, src, bytes, pe, s); });
   gshmem::getmem(c, dst, src, bytes, pe, s);
 }
 GSHMEM_INLINE void getmem_nbi(const DeviceContext& c, void* dst, const void* src, uint64_t bytes,
                               int pe, Site s) {
-  if (gpu_heap(c) && on_gpu::getmem(c, dst, src, bytes, pe, true, s)) [[unlikely]]
-    return;
+  if (gpu_heap(c)) [[unlikely]]
+    return on_gpu::finish([=, &c] { return on_gpu::getmem(c, dst, src, bytes, pe, true, s); },
+                          [=, &c] { gshmem::getmem_nbi(c, dst, src, bytes, pe, s); });
   gshmem::getmem_nbi(c, dst, src, bytes, pe, s);
 }
 GSHMEM_INLINE void putmem_signal(const DeviceContext& c, void* dst, const void* src, uint64_t bytes,
                                  uint64_t* sig, uint64_t value, int sig_op, int pe, Site s) {
-  if (gpu_heap(c) && on_gpu::putmem_signal(c, dst, src, bytes, sig, value, sig_op, pe, false, s))
-      [[unlikely]] {
-    return;
-  }
+  if (gpu_heap(c)) [[unlikely]]
+    return on_gpu::finish(
+        [=, &c] {
+          return on_gpu::putmem_signal(c, dst, src, bytes, sig, value, sig_op, pe, false, s);
+        },
+        [=, &c] { gshmem::putmem_signal(c, dst, src, bytes, sig, value, sig_op, pe, s); });
   gshmem::putmem_signal(c, dst, src, bytes, sig, value, sig_op, pe, s);
 }
 GSHMEM_INLINE void putmem_signal_nbi(const DeviceContext& c, void* dst, const void* src,
                                      uint64_t bytes, uint64_t* sig, uint64_t value, int sig_op,
                                      int pe, Site s) {
-  if (gpu_heap(c) && on_gpu::putmem_signal(c, dst, src, bytes, sig, value, sig_op, pe, true, s))
-      [[unlikely]] {
-    return;
-  }
+  if (gpu_heap(c)) [[unlikely]]
+    return on_gpu::finish(
+        [=, &c] {
+          return on_gpu::putmem_signal(c, dst, src, bytes, sig, value, sig_op, pe, true, s);
+        },
+        [=, &c] { gshmem::putmem_signal_nbi(c, dst, src, bytes, sig, value, sig_op, pe, s); });
   gshmem::putmem_signal_nbi(c, dst, src, bytes, sig, value, sig_op, pe, s);
 }
 template <class T>
 GSHMEM_INLINE void put(const DeviceContext& c, T* dst, const T* src, size_t n, int pe, Site s) {
-  if (gpu_heap(c) && on_gpu::put(c, dst, src, n, pe, false, s)) [[unlikely]]
-    return;
+  if (gpu_heap(c)) [[unlikely]]
+    return on_gpu::finish([=, &c] { return on_gpu::put(c, dst, src, n, pe, false, s); },
+                          [=, &c] { gshmem::put(c, dst, src, n, pe, s); });
   gshmem::put(c, dst, src, n, pe, s);
 }
 template <class T>
 GSHMEM_INLINE void put_nbi(const DeviceContext& c, T* dst, const T* src, size_t n, int pe, Site s) {
-  if (gpu_heap(c) && on_gpu::put(c, dst, src, n, pe, true, s)) [[unlikely]]
-    return;
+  if (gpu_heap(c)) [[unlikely]]
+    return on_gpu::finish([=, &c] { return on_gpu::put(c, dst, src, n, pe, true, s); },
+                          [=, &c] { gshmem::put_nbi(c, dst, src, n, pe, s); });
   gshmem::put_nbi(c, dst, src, n, pe, s);
 }
 template <class T>
 GSHMEM_INLINE void get(const DeviceContext& c, T* dst, const T* src, size_t n, int pe, Site s) {
-  if (gpu_heap(c) && on_gpu::get(c, dst, src, n, pe, false, s)) [[unlikely]]
-    return;
+  if (gpu_heap(c)) [[unlikely]]
+    return on_gpu::finish([=, &c] { return on_gpu::get(c, dst, src, n, pe, false, s); },
+                          [=, &c] { gshmem::get(c, dst, src, n, pe, s); });
   gshmem::get(c, dst, src, n, pe, s);
 }
 template <class T>
 GSHMEM_INLINE void get_nbi(const DeviceContext& c, T* dst, const T* src, size_t n, int pe, Site s) {
-  if (gpu_heap(c) && on_gpu::get(c, dst, src, n, pe, true, s)) [[unlikely]]
-    return;
+  if (gpu_heap(c)) [[unlikely]]
+    return on_gpu::finish([=, &c] { return on_gpu::get(c, dst, src, n, pe, true, s); },
+                          [=, &c] { gshmem::get_nbi(c, dst, src, n, pe, s); });
   gshmem::get_nbi(c, dst, src, n, pe, s);
 }
 template <class T>
 GSHMEM_INLINE void p(const DeviceContext& c, T* dst, T value, int pe, Site s) {
-  if (gpu_heap(c) && on_gpu::p(c, dst, value, pe, s)) [[unlikely]]
-    return;
+  if (gpu_heap(c)) [[unlikely]]
+    return on_gpu::finish([=, &c] { return on_gpu::p(c, dst, value, pe, s); },
+                          [=, &c] { gshmem::p(c, dst, value, pe, s); });
   gshmem::p(c, dst, value, pe, s);
 }
 template <class T>
 GSHMEM_INLINE T g(const DeviceContext& c, const T* src, int pe, Site s) {
-  if (gpu_heap(c)) [[unlikely]] {
-    T out{};
-    if (on_gpu::g(c, src, pe, s, &out)) return out;
-  }
+  if (gpu_heap(c)) [[unlikely]]
+    return on_gpu::finish([=, &c](T* out) { return on_gpu::g(c, src, pe, s, out); },
+                          [=, &c] { return gshmem::g(c, src, pe, s); });
   return gshmem::g(c, src, pe, s);
 }
 template <class T>
 GSHMEM_INLINE void iput(const DeviceContext& c, T* dst, const T* src, ptrdiff_t dst_stride,
                         ptrdiff_t src_stride, size_t n, int pe, Site s) {
-  if (gpu_heap(c) && on_gpu::iput(c, dst, src, dst_stride, src_stride, n, pe, s)) [[unlikely]] {
-    return;
-  }
+  if (gpu_heap(c)) [[unlikely]]
+    return on_gpu::finish(
+        [=, &c] { return on_gpu::iput(c, dst, src, dst_stride, src_stride, n, pe, s); },
+        [=, &c] { gshmem::iput(c, dst, src, dst_stride, src_stride, n, pe, s); });
   gshmem::iput(c, dst, src, dst_stride, src_stride, n, pe, s);
 }
 template <class T>
 GSHMEM_INLINE void iget(const DeviceContext& c, T* dst, const T* src, ptrdiff_t dst_stride,
                         ptrdiff_t src_stride, size_t n, int pe, Site s) {
-  if (gpu_heap(c) && on_gpu::iget(c, dst, src, dst_stride, src_stride, n, pe, s)) [[unlikely]] {
-    return;
-  }
+  if (gpu_heap(c)) [[unlikely]]
+    return on_gpu::finish(
+        [=, &c] { return on_gpu::iget(c, dst, src, dst_stride, src_stride, n, pe, s); },
+        [=, &c] { gshmem::iget(c, dst, src, dst_stride, src_stride, n, pe, s); });
   gshmem::iget(c, dst, src, dst_stride, src_stride, n, pe, s);
 }
 template <class T>
 GSHMEM_INLINE void put_signal(const DeviceContext& c, T* dst, const T* src, size_t n, uint64_t* sig,
                               uint64_t value, int sig_op, int pe, Site s) {
-  if (gpu_heap(c) && on_gpu::put_signal(c, dst, src, n, sig, value, sig_op, pe, false, s))
-      [[unlikely]] {
-    return;
-  }
+  if (gpu_heap(c)) [[unlikely]]
+    return on_gpu::finish(
+        [=, &c] { return on_gpu::put_signal(c, dst, src, n, sig, value, sig_op, pe, false, s); },
+        [=, &c] { gshmem::put_signal(c, dst, src, n, sig, value, sig_op, pe, s); });
   gshmem::put_signal(c, dst, src, n, sig, value, sig_op, pe, s);
 }
 template <class T>
 GSHMEM_INLINE void put_signal_nbi(const DeviceContext& c, T* dst, const T* src, size_t n,
                                   uint64_t* sig, uint64_t value, int sig_op, int pe, Site s) {
-  if (gpu_heap(c) && on_gpu::put_signal(c, dst, src, n, sig, value, sig_op, pe, true, s))
-      [[unlikely]] {
-    return;
-  }
+  if (gpu_heap(c)) [[unlikely]]
+    return on_gpu::finish(
+        [=, &c] { return on_gpu::put_signal(c, dst, src, n, sig, value, sig_op, pe, true, s); },
+        [=, &c] { gshmem::put_signal_nbi(c, dst, src, n, sig, value, sig_op, pe, s); });
   gshmem::put_signal_nbi(c, dst, src, n, sig, value, sig_op, pe, s);
 }
-
 // Atomics: every AmoOp; `cond` is the compare-swap condition, the result the fetched value.
 template <AmoOp Op, class T>
 GSHMEM_INLINE T atomic(const DeviceContext& c, T* dst, T value, T cond, int pe, Site s) {
-  if (gpu_heap(c)) [[unlikely]] {
-    T out{};
-    if (on_gpu::atomic<Op>(c, dst, value, cond, pe, s, &out)) return out;
-  }
+  if (gpu_heap(c)) [[unlikely]]
+    return on_gpu::finish(
+        [=, &c](T* out) { return on_gpu::atomic<Op>(c, dst, value, cond, pe, s, out); },
+        [=, &c] { return gshmem::atomic<Op>(c, dst, value, cond, pe, s); });
   return gshmem::atomic<Op>(c, dst, value, cond, pe, s);
 }
-
 // Signals
 GSHMEM_INLINE void signal_op(const DeviceContext& c, uint64_t* sig, uint64_t value, int sig_op,
                              int pe, Site s) {
-  if (gpu_heap(c) && on_gpu::signal_op(c, sig, value, sig_op, pe, s)) [[unlikely]]
-    return;
+  if (gpu_heap(c)) [[unlikely]]
+    return on_gpu::finish([=, &c] { return on_gpu::signal_op(c, sig, value, sig_op, pe, s); },
+                          [=, &c] { gshmem::signal_op(c, sig, value, sig_op, pe, s); });
   gshmem::signal_op(c, sig, value, sig_op, pe, s);
 }
 GSHMEM_INLINE uint64_t signal_fetch(const DeviceContext& c, const uint64_t* sig) {
-  if (gpu_heap(c)) [[unlikely]] {
-    uint64_t out;
-    if (on_gpu::signal_fetch(c, sig, &out)) return out;
-  }
+  if (gpu_heap(c)) [[unlikely]]
+    return on_gpu::finish([=, &c](uint64_t* out) { return on_gpu::signal_fetch(c, sig, out); },
+                          [=, &c] { return gshmem::signal_fetch(c, sig); });
   return gshmem::signal_fetch(c, sig);
 }
 GSHMEM_INLINE uint64_t signal_wait_until(const DeviceContext& c, uint64_t* sig, int cmp,
                                          uint64_t value, Site s) {
-  if (gpu_heap(c)) [[unlikely]] {
-    uint64_t out;
-    if (on_gpu::signal_wait_until(c, sig, cmp, value, s, &out)) return out;
-  }
+  if (gpu_heap(c)) [[unlikely]]
+    return on_gpu::finish(
+        [=, &c](uint64_t* out) { return on_gpu::signal_wait_until(c, sig, cmp, value, s, out); },
+        [=, &c] { return gshmem::signal_wait_until(c, sig, cmp, value, s); });
   return gshmem::signal_wait_until(c, sig, cmp, value, s);
 }
-
 // Point-to-point waits. Value is gshmem::detail::Same<T> or Each<T> (gshmem/device/wait_until.cuh).
 template <class T>
 GSHMEM_INLINE void wait_until(const DeviceContext& c, T* ivar, int cmp, T value, Site s) {
-  if (gpu_heap(c) && on_gpu::wait_until(c, ivar, cmp, value, s)) [[unlikely]]
-    return;
+  if (gpu_heap(c)) [[unlikely]]
+    return on_gpu::finish([=, &c] { return on_gpu::wait_until(c, ivar, cmp, value, s); },
+                          [=, &c] { gshmem::wait_until(c, ivar, cmp, value, s); });
   gshmem::wait_until(c, ivar, cmp, value, s);
 }
 template <class T>
 GSHMEM_INLINE bool test(const DeviceContext& c, T* ivar, int cmp, T value, Site s) {
-  if (gpu_heap(c)) [[unlikely]] {
-    bool out;
-    if (on_gpu::test(c, ivar, cmp, value, s, &out)) return out;
-  }
+  if (gpu_heap(c)) [[unlikely]]
+    return on_gpu::finish([=, &c](bool* out) { return on_gpu::test(c, ivar, cmp, value, s, out); },
+                          [=, &c] { return gshmem::test(c, ivar, cmp, value, s); });
   return gshmem::test(c, ivar, cmp, value, s);
-}
-// The array forms: on a GPU heap scanned element by element (on_gpu::wait_array), else `plain`.
-template <on_gpu::Scan Kind, bool Block, class T, class Value, class Plain>
-GSHMEM_INLINE size_t array_call(const DeviceContext& c, T* ivars, size_t n, size_t* idx,
-                                const int* st, int cmp, Value v, Site s, Plain plain) {
-  size_t r;
-  if (gpu_heap(c) && on_gpu::wait_array(c, Kind, Block, ivars, n, idx, st, cmp, v, s, &r))
-      [[unlikely]] {
-    return r;
-  }
-  return plain();
 }
 template <class T, class Value>
 void wait_all(const DeviceContext& c, T* ivars, size_t n, const int* st, int cmp, Value v, Site s) {
-  array_call<on_gpu::Scan::All, true>(c, ivars, n, nullptr, st, cmp, v, s, [&] {
-    gshmem::detail::wait_all(c, ivars, n, st, cmp, v, s);
-    return size_t(0);
-  });
+  if (gpu_heap(c)) [[unlikely]] {
+    return on_gpu::finish(
+        [=, &c] {
+          size_t r;
+          return on_gpu::wait_array(c, on_gpu::Scan::All, true, ivars, n, nullptr, st, cmp, v, s,
+                                    &r);
+        },
+        [=, &c] { gshmem::detail::wait_all(c, ivars, n, st, cmp, v, s); });
+  }
+  gshmem::detail::wait_all(c, ivars, n, st, cmp, v, s);
 }
 template <class T, class Value>
 size_t wait_any(const DeviceContext& c, T* ivars, size_t n, const int* st, int cmp, Value v,
                 Site s) {
-  return array_call<on_gpu::Scan::Any, true>(c, ivars, n, nullptr, st, cmp, v, s, [&] {
-    return gshmem::detail::wait_any(c, ivars, n, st, cmp, v, s);
-  });
+  if (gpu_heap(c)) [[unlikely]] {
+    return on_gpu::finish(
+        [=, &c](size_t* out) {
+          return on_gpu::wait_array(c, on_gpu::Scan::Any, true, ivars, n, nullptr, st, cmp, v, s,
+                                    out);
+        },
+        [=, &c] { return gshmem::detail::wait_any(c, ivars, n, st, cmp, v, s); });
+  }
+  return gshmem::detail::wait_any(c, ivars, n, st, cmp, v, s);
 }
 template <class T, class Value>
 size_t wait_some(const DeviceContext& c, T* ivars, size_t n, size_t* idx, const int* st, int cmp,
                  Value v, Site s) {
-  return array_call<on_gpu::Scan::Some, true>(c, ivars, n, idx, st, cmp, v, s, [&] {
-    return gshmem::detail::wait_some(c, ivars, n, idx, st, cmp, v, s);
-  });
+  if (gpu_heap(c)) [[unlikely]] {
+    return on_gpu::finish(
+        [=, &c](size_t* out) {
+          return on_gpu::wait_array(c, on_gpu::Scan::Some, true, ivars, n, idx, st, cmp, v, s, out);
+        },
+        [=, &c] { return gshmem::detail::wait_some(c, ivars, n, idx, st, cmp, v, s); });
+  }
+  return gshmem::detail::wait_some(c, ivars, n, idx, st, cmp, v, s);
 }
 template <class T, class Value>
 int test_all_of(const DeviceContext& c, T* ivars, size_t n, const int* st, int cmp, Value v,
                 Site s) {
-  return int(array_call<on_gpu::Scan::All, false>(c, ivars, n, nullptr, st, cmp, v, s, [&] {
-    return size_t(gshmem::test_all_of(c, ivars, n, st, cmp, v, s));
-  }));
+  if (gpu_heap(c)) [[unlikely]] {
+    return int(on_gpu::finish(
+        [=, &c](size_t* out) {
+          return on_gpu::wait_array(c, on_gpu::Scan::All, false, ivars, n, nullptr, st, cmp, v, s,
+                                    out);
+        },
+        [=, &c] { return size_t(gshmem::test_all_of(c, ivars, n, st, cmp, v, s)); }));
+  }
+  return gshmem::test_all_of(c, ivars, n, st, cmp, v, s);
 }
 template <class T, class Value>
 size_t test_any_of(const DeviceContext& c, T* ivars, size_t n, const int* st, int cmp, Value v,
                    Site s) {
-  return array_call<on_gpu::Scan::Any, false>(c, ivars, n, nullptr, st, cmp, v, s, [&] {
-    return gshmem::test_any_of(c, ivars, n, st, cmp, v, s);
-  });
+  if (gpu_heap(c)) [[unlikely]] {
+    return on_gpu::finish(
+        [=, &c](size_t* out) {
+          return on_gpu::wait_array(c, on_gpu::Scan::Any, false, ivars, n, nullptr, st, cmp, v, s,
+                                    out);
+        },
+        [=, &c] { return gshmem::test_any_of(c, ivars, n, st, cmp, v, s); });
+  }
+  return gshmem::test_any_of(c, ivars, n, st, cmp, v, s);
 }
 template <class T, class Value>
 size_t test_some_of(const DeviceContext& c, T* ivars, size_t n, size_t* idx, const int* st, int cmp,
                     Value v, Site s) {
-  return array_call<on_gpu::Scan::Some, false>(c, ivars, n, idx, st, cmp, v, s, [&] {
-    return gshmem::test_some_of(c, ivars, n, idx, st, cmp, v, s);
-  });
+  if (gpu_heap(c)) [[unlikely]] {
+    return on_gpu::finish(
+        [=, &c](size_t* out) {
+          return on_gpu::wait_array(c, on_gpu::Scan::Some, false, ivars, n, idx, st, cmp, v, s,
+                                    out);
+        },
+        [=, &c] { return gshmem::test_some_of(c, ivars, n, idx, st, cmp, v, s); });
+  }
+  return gshmem::test_some_of(c, ivars, n, idx, st, cmp, v, s);
 }
 
 // Ordering. Copies and kernels on the internal stream run in issue order, so fence needs only

@@ -142,8 +142,8 @@ GSHMEM_HD GSHMEM_INLINE Command make_command(CmdOp op, Remote r, int pe) {
 }
 
 template <class G>
-GSHMEM_HD void channel_put(const DeviceContext& c, Remote r, const void* src, uint64_t bytes,
-                           int pe, bool blocking, Site s) {
+GSHMEM_HD GSHMEM_HOST_NOINLINE void channel_put(const DeviceContext& c, Remote r, const void* src,
+                                                uint64_t bytes, int pe, bool blocking, Site s) {
   if (G::rank() == 0) {
     Command cmd = make_command(CmdOp::Put, r, pe);
     cmd.local = reinterpret_cast<uintptr_t>(src);
@@ -158,8 +158,8 @@ GSHMEM_HD void channel_put(const DeviceContext& c, Remote r, const void* src, ui
 }
 
 template <class G>
-GSHMEM_HD void channel_get(const DeviceContext& c, Remote r, void* dst, uint64_t bytes, int pe,
-                           bool blocking, Site s) {
+GSHMEM_HD GSHMEM_HOST_NOINLINE void channel_get(const DeviceContext& c, Remote r, void* dst,
+                                                uint64_t bytes, int pe, bool blocking, Site s) {
   if (G::rank() == 0) {
     Command cmd = make_command(CmdOp::Get, r, pe);
     cmd.local = reinterpret_cast<uintptr_t>(dst);
@@ -181,7 +181,8 @@ GSHMEM_HD constexpr bool amo_fetches() {
 }
 
 template <AmoOp Op, class T>
-GSHMEM_HD T channel_amo(const DeviceContext& c, Remote r, T value, T cond, int pe, Site s) {
+GSHMEM_HD GSHMEM_HOST_NOINLINE T channel_amo(const DeviceContext& c, Remote r, T value, T cond,
+                                             int pe, Site s) {
   Command cmd = make_command(CmdOp::Amo, r, pe);
   cmd.amo_op = uint8_t(Op);
   cmd.amo_type = uint8_t(amo_type_of<T>());
@@ -196,8 +197,8 @@ GSHMEM_HD T channel_amo(const DeviceContext& c, Remote r, T value, T cond, int p
   }
 }
 
-GSHMEM_HD inline void channel_signal(const DeviceContext& c, Remote r, uint64_t value, int op,
-                                     int pe, Site s) {
+GSHMEM_HD GSHMEM_HOST_NOINLINE inline void channel_signal(const DeviceContext& c, Remote r,
+                                                          uint64_t value, int op, int pe, Site s) {
   Command cmd = make_command(CmdOp::Signal, r, pe);
   cmd.amo_op = uint8_t(op);
   cmd.value = value;
@@ -206,9 +207,10 @@ GSHMEM_HD inline void channel_signal(const DeviceContext& c, Remote r, uint64_t 
 }
 
 template <class G>
-GSHMEM_HD void channel_put_signal(const DeviceContext& c, Remote data, const void* src,
-                                  uint64_t bytes, Remote sig, uint64_t value, int op, int pe,
-                                  bool blocking, Site s) {
+GSHMEM_HD GSHMEM_HOST_NOINLINE void channel_put_signal(const DeviceContext& c, Remote data,
+                                                       const void* src, uint64_t bytes, Remote sig,
+                                                       uint64_t value, int op, int pe,
+                                                       bool blocking, Site s) {
   if (G::rank() == 0) {
     Command cmd = make_command(CmdOp::PutSignal, data, pe);
     cmd.local = reinterpret_cast<uintptr_t>(src);

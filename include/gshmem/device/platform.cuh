@@ -22,6 +22,15 @@
 #define GSHMEM_ON_DEVICE 0
 #endif
 
+// Out of line in host code, inlined in kernels as usual. For the proxy channel's entry points: a
+// Command is 64-byte aligned, and building one inside a host call's mapped-peer fast path would
+// make that whole function realign its stack frame.
+#if GSHMEM_ON_DEVICE
+#define GSHMEM_HOST_NOINLINE
+#else
+#define GSHMEM_HOST_NOINLINE __attribute__((noinline))
+#endif
+
 #if __has_include(<cuda/atomic>)
 #include <cuda/atomic>
 #define GSHMEM_HAVE_LIBCUXX 1
@@ -58,7 +67,9 @@ inline constexpr memory_order acquire = std::memory_order_acquire;
 inline constexpr memory_order release = std::memory_order_release;
 inline constexpr memory_order acq_rel = std::memory_order_acq_rel;
 inline constexpr memory_order seq_cst = std::memory_order_seq_cst;
-inline void thread_fence_system() { std::atomic_thread_fence(std::memory_order_seq_cst); }
+inline void thread_fence_system() {
+  std::atomic_thread_fence(std::memory_order_seq_cst);
+}
 #endif
 
 // One pause of a spin loop: the cheapest instruction that tells the core we are waiting.
