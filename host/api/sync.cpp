@@ -1,11 +1,23 @@
 // C API: signals, point-to-point waits, ordering and synchronisation.
 #include "host/api/capi.hpp"
 #include "host/base/log.hpp"
-#include "host/runtime/runtime.hpp"
 
 using gshmem::capi::ctx;
 namespace hostops = gshmem::hostops;
 namespace detail = gshmem::detail;
+
+namespace {
+
+// A team this PE belongs to, by the context's team table (the one kernels read); none outside
+// init..finalize.
+bool member_of(gshmem_team_t team) {
+  const gshmem::DeviceContext& c = ctx();
+  if (!c.teams || uint32_t(team) >= GSHMEM_MAX_TEAMS) return false;
+  const gshmem::TeamInfo& t = c.teams[team];
+  return t.size > 0 && t.my_index >= 0;
+}
+
+}  // namespace
 
 extern "C" {
 
@@ -95,8 +107,7 @@ void gshmem_sync_all(void) {
 }
 
 int gshmem_barrier(gshmem_team_t team) {
-  gshmem::Runtime* rt = detail::default_runtime();
-  if (!rt || !rt->teams().find(team)) {
+  if (!member_of(team)) {
     gshmem::log::error("gshmem_barrier: team=%d is not a team this PE belongs to", int(team));
     return -1;
   }
@@ -105,8 +116,7 @@ int gshmem_barrier(gshmem_team_t team) {
 }
 
 int gshmem_team_sync(gshmem_team_t team) {
-  gshmem::Runtime* rt = detail::default_runtime();
-  if (!rt || !rt->teams().find(team)) {
+  if (!member_of(team)) {
     gshmem::log::error("gshmem_team_sync: team=%d is not a team this PE belongs to", int(team));
     return -1;
   }

@@ -21,8 +21,7 @@
 #include "host/cuda/gpu.hpp"
 
 namespace gshmem {
-class Teams;
-struct TeamCalls;
+struct TeamCalls;  // host/team/teams.hpp
 }  // namespace gshmem
 
 namespace gshmem::hostops {
