@@ -84,11 +84,10 @@ LinkClass provider_class(const std::string& provider) {
 }
 
 // The network's class: the provider the fabric resolved, which GSHMEM_FABRIC_PROVIDER=auto does
-// not say. A job without a network classifies what it asked for.
+// not say. A job without a network has no inter-node links to cost (any class will do).
 LinkClass network_class(Runtime& rt) {
   const Network* net = rt.network();
-  return provider_class(net ? net->fabric().description().provider
-                            : Env::get().str("GSHMEM_FABRIC_PROVIDER"));
+  return net ? provider_class(net->fabric().description().provider) : LinkClass::Tcp;
 }
 
 TeamShape shape_of(Runtime& rt, const TeamInfo& t) {

@@ -17,10 +17,10 @@ inline constexpr uint32_t kCollSpinsBeforeYield = 512;
 
 // The spins_before_yield for a team-wide operation's waits, given the runtime's
 // (DeviceContext::spins_before_yield, decided in host/runtime from GSHMEM_SPIN_BEFORE_YIELD).
-// A value the user gave applies as it is (>= 0: a negative one asks for the automatic choice, as
-// host/runtime reads it); otherwise at most kCollSpinsBeforeYield.
+// When the user set the variable, its value applies as it is; otherwise at most
+// kCollSpinsBeforeYield.
 inline uint32_t coll_spins_before_yield(uint32_t runtime_spins) {
-  static const bool user_set = Env::get().integer("GSHMEM_SPIN_BEFORE_YIELD") >= 0;
+  static const bool user_set = Env::get().is_set("GSHMEM_SPIN_BEFORE_YIELD");
   return user_set ? runtime_spins : std::min(runtime_spins, kCollSpinsBeforeYield);
 }
 

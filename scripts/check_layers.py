@@ -16,7 +16,7 @@ import argparse, collections, os, re, sys, tempfile
 
 # Bottom to top.  A file belongs to the layer whose folder is the longest prefix of its path.
 LAYERS = [
-    ("include", "public headers (gshmem/, gshmem/coll, gshmem/compat)"),
+    ("include", "public headers of the core: gshmem.h, gshmem.hpp, types, device/*.cuh"),
     ("host/base", "env registry, logging, sockets, system facts, the Error"),
     ("host/cuda", "the CUDA-only layer (driver, GPU queue, one-thread kernel) and its no-CUDA stand-in"),
     ("host/topology", "hwloc topology: NICs and GPUs near each PE"),
@@ -33,20 +33,40 @@ LAYERS = [
     ("host/shmem", "OpenSHMEM 1.5"),
     ("host/tools", "gshmemrun and gshmem-info"),
 ]
+# Public headers (under include/, where the install puts them) that belong to a higher layer:
+# the API of that layer, includable only from it and above.
+PUBLIC_OF = {
+    "include/gshmem/coll": "collectives",
+    "include/gshmem/collectives.h": "collectives",
+    "include/gshmem/moe.h": "moe",
+    "include/gshmem/moe.hpp": "moe",
+    "include/gshmem/compat": "host/shmem",
+}
 # Layers whose folders count as one folder in the cycle check. The public headers are installed
 # and used as one unit: umbrella headers (gshmem/device.cuh) include their parts, and the parts
 # include the shared C types and declarations (gshmem/types.h, gshmem/gshmem.h).
 ONE_FOLDER = {"include"}
 SOURCE_EXTS = (".c", ".cc", ".cpp", ".h", ".hpp", ".cu", ".cuh")
-INCLUDE_RE = re.compile(r'^\s*#\s*include\s*"([^"]+)"')
+# Quoted and angle-bracket includes: the repository root and include/ are on every include path,
+# so <host/...> reaches a layer as surely as "host/...".
+INCLUDE_RE = re.compile(r'^\s*#\s*include\s*(?:"([^"]+)"|<([^>]+)>)')
 ORDER_HINT = "a layer may include only its own and lower layers (order: scripts/check_layers.py LAYERS)"
 Error = collections.namedtuple("Error", "kind text")  # kind: unlayered, upward, outside, cycle
 
 
+def under(path, prefix):
+    return path == prefix or path.startswith(prefix + "/")
+
+
 def layer_of(path, layers):
-    """Index of the layer owning repo-relative PATH, or None."""
-    owners = [i for i, (folder, _) in enumerate(layers) if path == folder or path.startswith(folder + "/")]
-    return max(owners, key=lambda i: len(layers[i][0]), default=None)
+    """Index of the layer owning repo-relative PATH, or None: the longest matching folder, where a
+    public header listed in PUBLIC_OF belongs to its layer."""
+    names = [folder for folder, _ in layers]
+    public = [p for p in PUBLIC_OF if under(path, p) and PUBLIC_OF[p] in names]
+    if public:
+        return names.index(PUBLIC_OF[max(public, key=len)])
+    owners = [i for i, folder in enumerate(names) if under(path, folder)]
+    return max(owners, key=lambda i: len(names[i]), default=None)
 
 
 def folder_of(path, layers):
@@ -72,9 +92,10 @@ def source_files(root, layers):
     return found
 
 
-def resolve(root, including, name):
-    """Where the compiler finds "NAME": own directory, repo root, include/.  None if not in the repo."""
-    for base in (os.path.dirname(including), "", "include"):
+def resolve(root, including, name, quoted=True):
+    """Where the compiler finds NAME: own directory (quoted only), repo root, include/.  None if not
+    in the repo (a system header)."""
+    for base in ((os.path.dirname(including),) if quoted else ()) + ("", "include"):
         rel = os.path.normpath(os.path.join(base, name)).replace(os.sep, "/")
         if not rel.startswith("../") and os.path.isfile(os.path.join(root, rel)):
             return rel
@@ -82,14 +103,15 @@ def resolve(root, including, name):
 
 
 def scan_includes(root, files):
-    """Yield (file, line number, written name, resolved path) for each quoted include found in the repo."""
+    """Yield (file, line number, written name, resolved path) for each include found in the repo."""
     for path in files:
         with open(os.path.join(root, path), encoding="utf-8", errors="replace") as f:
             for lineno, line in enumerate(f, 1):
                 m = INCLUDE_RE.match(line)
-                target = m and resolve(root, path, m.group(1))
+                name = m and (m.group(1) or m.group(2))
+                target = m and resolve(root, path, name, quoted=m.group(1) is not None)
                 if target:
-                    yield path, lineno, m.group(1), target
+                    yield path, lineno, name, target
 
 
 def strongly_connected(graph):
@@ -188,6 +210,8 @@ def self_test():
     broken = {
         "include/gshmem/api.h": '#include <stdio.h>\n// #include "host/heap/heap.hpp"\n#include "gshmem/gen.h"\n',
         "host/base/log.cpp": '#include "gshmem/api.h"\n#include "host/runtime/rt.hpp"\n',
+        "host/base/env.cpp": "#include <gshmem/coll/ws.cuh>\n",  # angle brackets, a higher layer's public header
+        "include/gshmem/coll/ws.cuh": "",
         "host/runtime/rt.hpp": '#include "../base/log.hpp"\n',
         "host/base/log.hpp": "",
         "host/heap/heap.hpp": '# include "sub/seg.hpp"\n',
@@ -199,6 +223,8 @@ def self_test():
     want = [
         Error("unlayered", "host/stray.cpp: not in any declared layer (add its folder to LAYERS in scripts/check_layers.py)"),
         Error("outside", 'host/api/capi.cpp:1: includes "tests/util.hpp" (tests/util.hpp), which is in no declared layer'),
+        Error("upward", 'host/base/env.cpp:1: includes "gshmem/coll/ws.cuh" (layer collectives) from layer host/base, '
+                        f"which is below it; {ORDER_HINT}"),
         Error("upward", 'host/base/log.cpp:2: includes "host/runtime/rt.hpp" (layer host/runtime) from layer host/base, '
                         f"which is below it; {ORDER_HINT}"),
         Error("cycle", "cycle: host/base -> host/runtime -> host/base\n  host/base/log.cpp:2: host/base -> host/runtime\n"
@@ -206,9 +232,10 @@ def self_test():
         Error("cycle", "cycle: host/heap -> host/heap/sub -> host/heap\n  host/heap/heap.hpp:1: host/heap -> host/heap/sub\n"
                        "  host/heap/sub/seg.hpp:1: host/heap/sub -> host/heap"),
     ]
-    clean = dict(broken, **{"host/base/log.cpp": '#include "gshmem/api.h"\n', "host/heap/sub/seg.hpp": ""})
+    clean = dict(broken, **{"host/base/log.cpp": '#include "gshmem/api.h"\n', "host/heap/sub/seg.hpp": "",
+                            "host/base/env.cpp": ""})
     del clean["host/stray.cpp"], clean["host/api/capi.cpp"]
-    results = [self_test_tree("broken", broken, want, 7), self_test_tree("clean", clean, [], 3)]
+    results = [self_test_tree("broken", broken, want, 8), self_test_tree("clean", clean, [], 3)]
     return all(results)
 
 

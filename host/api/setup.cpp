@@ -7,7 +7,6 @@
 #include <memory>
 #include <mutex>
 
-#include "gshmem/device/barrier.cuh"
 #include "gshmem/gshmem.h"
 #include "host/base/error.hpp"
 #include "host/base/log.hpp"

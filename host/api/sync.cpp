@@ -25,7 +25,7 @@ void gshmem_signal_op(uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) {
   hostops::signal_op(ctx(), sig_addr, signal, sig_op, pe, {"gshmem_signal_op"});
 }
 uint64_t gshmem_signal_fetch(const uint64_t* sig_addr) {
-  return hostops::signal_fetch(ctx(), sig_addr);
+  return hostops::signal_fetch(ctx(), sig_addr, {"gshmem_signal_fetch"});
 }
 uint64_t gshmem_signal_wait_until(uint64_t* sig_addr, int cmp, uint64_t cmp_value) {
   return hostops::signal_wait_until(ctx(), sig_addr, cmp, cmp_value, {"gshmem_signal_wait_until"});

@@ -2,12 +2,19 @@
 
 #include <cstring>
 
+#include "host/base/error.hpp"
 #include "host/runtime/runtime.hpp"
 #include "host/team/teams.hpp"
 
 namespace gshmem::hostops {
 
 namespace on_gpu {
+
+// Through the context's runtime when it has one, so the job ends naming this PE.
+void fail(const DeviceContext& c, const Error& e) {
+  if (auto* rt = static_cast<Runtime*>(c.host_runtime)) rt->fail(e);
+  raise(e);
+}
 
 #if GSHMEM_HAVE_CUDA
 gpu::Queue* queue_of(const DeviceContext& c) {
@@ -124,9 +131,8 @@ bool signal_op(const DeviceContext& c, uint64_t* sig, uint64_t value, int sig_op
   return true;
 }
 
-bool signal_fetch(const DeviceContext& c, const uint64_t* sig, uint64_t* out) {
+bool signal_fetch(const DeviceContext& c, const uint64_t* sig, Site s, uint64_t* out) {
   gpu::Queue* q = queue_of(c);
-  Site s{"gshmem_signal_fetch"};
   if (!q || !detail::gpu_target(c, sig, sizeof(uint64_t), c.my_pe, true, s)) return false;
   q->copy(out, sig, sizeof(uint64_t), q->internal(), true);
   return true;

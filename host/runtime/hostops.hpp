@@ -18,6 +18,7 @@
 #include <type_traits>
 
 #include "gshmem/device.cuh"
+#include "gshmem/gshmem.hpp"
 #include "host/cuda/gpu.hpp"
 
 namespace gshmem {
@@ -58,7 +59,7 @@ inline gpu::Queue* queue_of(const DeviceContext&) {
                            int pe, Site s);
 [[gnu::cold]] bool signal_op(const DeviceContext& c, uint64_t* sig, uint64_t value, int sig_op,
                              int pe, Site s);
-[[gnu::cold]] bool signal_fetch(const DeviceContext& c, const uint64_t* sig, uint64_t* out);
+[[gnu::cold]] bool signal_fetch(const DeviceContext& c, const uint64_t* sig, Site s, uint64_t* out);
 [[gnu::cold]] bool signal_wait_until(const DeviceContext& c, uint64_t* sig, int cmp, uint64_t value,
                                      Site s, uint64_t* out);
 // Everything issued on the internal stream is complete.
@@ -242,18 +243,28 @@ template <class T, class Value>
   }
 }
 
+// Reports a failure of a host call the way every host call does (the device API's slow paths
+// too): through c's runtime, which throws in GSHMEMX_ERROR_THROW mode and otherwise ends the job
+// naming this PE.
+[[noreturn]] void fail(const DeviceContext& c, const Error& e);
+
 // The whole call on a GPU heap, out of line: `gpu` does it when it applies (returns true; a
 // result comes back through its pointer), else the plain code runs. Because the call ends here,
-// the host heap's inline path keeps nothing live across it.
+// the host heap's inline path keeps nothing live across it. A CUDA failure (an Error thrown by
+// host/cuda) is reported like bad input, never let out of a C function.
 template <class Gpu, class Plain>
-[[gnu::cold, gnu::noinline]] auto finish(Gpu gpu, Plain plain) {
+[[gnu::cold, gnu::noinline]] auto finish(const DeviceContext& c, Gpu gpu, Plain plain) {
   using R = decltype(plain());
-  if constexpr (std::is_void_v<R>) {
-    if (!gpu()) plain();
-  } else {
-    R out{};
-    if (gpu(&out)) return out;
-    return plain();
+  try {
+    if constexpr (std::is_void_v<R>) {
+      if (!gpu()) plain();
+    } else {
+      R out{};
+      if (gpu(&out)) return out;
+      return plain();
+    }
+  } catch (const Error& e) {
+    fail(c, e);
   }
 }
 
@@ -268,35 +279,40 @@ template <class Gpu, class Plain>
 GSHMEM_INLINE void putmem(const DeviceContext& c, void* dst, const void* src, uint64_t bytes,
                           int pe, Site s) {
   if (gpu_heap(c)) [[unlikely]]
-    return on_gpu::finish([=, &c] { return on_gpu::putmem(c, dst, src, bytes, pe, false, s); },
-                          [=, &c] { gshmem::putmem(c, dst, src, bytes, pe, s); });
+    return on_gpu::finish(
+        c, [=, &c] { return on_gpu::putmem(c, dst, src, bytes, pe, false, s); },
+        [=, &c] { gshmem::putmem(c, dst, src, bytes, pe, s); });
   gshmem::putmem(c, dst, src, bytes, pe, s);
 }
 GSHMEM_INLINE void putmem_nbi(const DeviceContext& c, void* dst, const void* src, uint64_t bytes,
                               int pe, Site s) {
   if (gpu_heap(c)) [[unlikely]]
-    return on_gpu::finish([=, &c] { return on_gpu::putmem(c, dst, src, bytes, pe, true, s); },
-                          [=, &c] { gshmem::putmem_nbi(c, dst, src, bytes, pe, s); });
+    return on_gpu::finish(
+        c, [=, &c] { return on_gpu::putmem(c, dst, src, bytes, pe, true, s); },
+        [=, &c] { gshmem::putmem_nbi(c, dst, src, bytes, pe, s); });
   gshmem::putmem_nbi(c, dst, src, bytes, pe, s);
 }
 GSHMEM_INLINE void getmem(const DeviceContext& c, void* dst, const void* src, uint64_t bytes,
                           int pe, Site s) {
   if (gpu_heap(c)) [[unlikely]]
-    return on_gpu::finish([=, &c] { return on_gpu::getmem(c, dst, src, bytes, pe, false, s); },
-                          [=, &c] { gshmem::getmem(c, dst, src, bytes, pe, s); });
+    return on_gpu::finish(
+        c, [=, &c] { return on_gpu::getmem(c, dst, src, bytes, pe, false, s); },
+        [=, &c] { gshmem::getmem(c, dst, src, bytes, pe, s); });
   gshmem::getmem(c, dst, src, bytes, pe, s);
 }
 GSHMEM_INLINE void getmem_nbi(const DeviceContext& c, void* dst, const void* src, uint64_t bytes,
                               int pe, Site s) {
   if (gpu_heap(c)) [[unlikely]]
-    return on_gpu::finish([=, &c] { return on_gpu::getmem(c, dst, src, bytes, pe, true, s); },
-                          [=, &c] { gshmem::getmem_nbi(c, dst, src, bytes, pe, s); });
+    return on_gpu::finish(
+        c, [=, &c] { return on_gpu::getmem(c, dst, src, bytes, pe, true, s); },
+        [=, &c] { gshmem::getmem_nbi(c, dst, src, bytes, pe, s); });
   gshmem::getmem_nbi(c, dst, src, bytes, pe, s);
 }
 GSHMEM_INLINE void putmem_signal(const DeviceContext& c, void* dst, const void* src, uint64_t bytes,
                                  uint64_t* sig, uint64_t value, int sig_op, int pe, Site s) {
   if (gpu_heap(c)) [[unlikely]]
     return on_gpu::finish(
+        c,
         [=, &c] {
           return on_gpu::putmem_signal(c, dst, src, bytes, sig, value, sig_op, pe, false, s);
         },
@@ -308,6 +324,7 @@ GSHMEM_INLINE void putmem_signal_nbi(const DeviceContext& c, void* dst, const vo
                                      int pe, Site s) {
   if (gpu_heap(c)) [[unlikely]]
     return on_gpu::finish(
+        c,
         [=, &c] {
           return on_gpu::putmem_signal(c, dst, src, bytes, sig, value, sig_op, pe, true, s);
         },
@@ -317,43 +334,49 @@ GSHMEM_INLINE void putmem_signal_nbi(const DeviceContext& c, void* dst, const vo
 template <class T>
 GSHMEM_INLINE void put(const DeviceContext& c, T* dst, const T* src, size_t n, int pe, Site s) {
   if (gpu_heap(c)) [[unlikely]]
-    return on_gpu::finish([=, &c] { return on_gpu::put(c, dst, src, n, pe, false, s); },
-                          [=, &c] { gshmem::put(c, dst, src, n, pe, s); });
+    return on_gpu::finish(
+        c, [=, &c] { return on_gpu::put(c, dst, src, n, pe, false, s); },
+        [=, &c] { gshmem::put(c, dst, src, n, pe, s); });
   gshmem::put(c, dst, src, n, pe, s);
 }
 template <class T>
 GSHMEM_INLINE void put_nbi(const DeviceContext& c, T* dst, const T* src, size_t n, int pe, Site s) {
   if (gpu_heap(c)) [[unlikely]]
-    return on_gpu::finish([=, &c] { return on_gpu::put(c, dst, src, n, pe, true, s); },
-                          [=, &c] { gshmem::put_nbi(c, dst, src, n, pe, s); });
+    return on_gpu::finish(
+        c, [=, &c] { return on_gpu::put(c, dst, src, n, pe, true, s); },
+        [=, &c] { gshmem::put_nbi(c, dst, src, n, pe, s); });
   gshmem::put_nbi(c, dst, src, n, pe, s);
 }
 template <class T>
 GSHMEM_INLINE void get(const DeviceContext& c, T* dst, const T* src, size_t n, int pe, Site s) {
   if (gpu_heap(c)) [[unlikely]]
-    return on_gpu::finish([=, &c] { return on_gpu::get(c, dst, src, n, pe, false, s); },
-                          [=, &c] { gshmem::get(c, dst, src, n, pe, s); });
+    return on_gpu::finish(
+        c, [=, &c] { return on_gpu::get(c, dst, src, n, pe, false, s); },
+        [=, &c] { gshmem::get(c, dst, src, n, pe, s); });
   gshmem::get(c, dst, src, n, pe, s);
 }
 template <class T>
 GSHMEM_INLINE void get_nbi(const DeviceContext& c, T* dst, const T* src, size_t n, int pe, Site s) {
   if (gpu_heap(c)) [[unlikely]]
-    return on_gpu::finish([=, &c] { return on_gpu::get(c, dst, src, n, pe, true, s); },
-                          [=, &c] { gshmem::get_nbi(c, dst, src, n, pe, s); });
+    return on_gpu::finish(
+        c, [=, &c] { return on_gpu::get(c, dst, src, n, pe, true, s); },
+        [=, &c] { gshmem::get_nbi(c, dst, src, n, pe, s); });
   gshmem::get_nbi(c, dst, src, n, pe, s);
 }
 template <class T>
 GSHMEM_INLINE void p(const DeviceContext& c, T* dst, T value, int pe, Site s) {
   if (gpu_heap(c)) [[unlikely]]
-    return on_gpu::finish([=, &c] { return on_gpu::p(c, dst, value, pe, s); },
-                          [=, &c] { gshmem::p(c, dst, value, pe, s); });
+    return on_gpu::finish(
+        c, [=, &c] { return on_gpu::p(c, dst, value, pe, s); },
+        [=, &c] { gshmem::p(c, dst, value, pe, s); });
   gshmem::p(c, dst, value, pe, s);
 }
 template <class T>
 GSHMEM_INLINE T g(const DeviceContext& c, const T* src, int pe, Site s) {
   if (gpu_heap(c)) [[unlikely]]
-    return on_gpu::finish([=, &c](T* out) { return on_gpu::g(c, src, pe, s, out); },
-                          [=, &c] { return gshmem::g(c, src, pe, s); });
+    return on_gpu::finish(
+        c, [=, &c](T* out) { return on_gpu::g(c, src, pe, s, out); },
+        [=, &c] { return gshmem::g(c, src, pe, s); });
   return gshmem::g(c, src, pe, s);
 }
 template <class T>
@@ -361,7 +384,7 @@ GSHMEM_INLINE void iput(const DeviceContext& c, T* dst, const T* src, ptrdiff_t 
                         ptrdiff_t src_stride, size_t n, int pe, Site s) {
   if (gpu_heap(c)) [[unlikely]]
     return on_gpu::finish(
-        [=, &c] { return on_gpu::iput(c, dst, src, dst_stride, src_stride, n, pe, s); },
+        c, [=, &c] { return on_gpu::iput(c, dst, src, dst_stride, src_stride, n, pe, s); },
         [=, &c] { gshmem::iput(c, dst, src, dst_stride, src_stride, n, pe, s); });
   gshmem::iput(c, dst, src, dst_stride, src_stride, n, pe, s);
 }
@@ -370,7 +393,7 @@ GSHMEM_INLINE void iget(const DeviceContext& c, T* dst, const T* src, ptrdiff_t 
                         ptrdiff_t src_stride, size_t n, int pe, Site s) {
   if (gpu_heap(c)) [[unlikely]]
     return on_gpu::finish(
-        [=, &c] { return on_gpu::iget(c, dst, src, dst_stride, src_stride, n, pe, s); },
+        c, [=, &c] { return on_gpu::iget(c, dst, src, dst_stride, src_stride, n, pe, s); },
         [=, &c] { gshmem::iget(c, dst, src, dst_stride, src_stride, n, pe, s); });
   gshmem::iget(c, dst, src, dst_stride, src_stride, n, pe, s);
 }
@@ -379,7 +402,7 @@ GSHMEM_INLINE void put_signal(const DeviceContext& c, T* dst, const T* src, size
                               uint64_t value, int sig_op, int pe, Site s) {
   if (gpu_heap(c)) [[unlikely]]
     return on_gpu::finish(
-        [=, &c] { return on_gpu::put_signal(c, dst, src, n, sig, value, sig_op, pe, false, s); },
+        c, [=, &c] { return on_gpu::put_signal(c, dst, src, n, sig, value, sig_op, pe, false, s); },
         [=, &c] { gshmem::put_signal(c, dst, src, n, sig, value, sig_op, pe, s); });
   gshmem::put_signal(c, dst, src, n, sig, value, sig_op, pe, s);
 }
@@ -388,7 +411,7 @@ GSHMEM_INLINE void put_signal_nbi(const DeviceContext& c, T* dst, const T* src, 
                                   uint64_t* sig, uint64_t value, int sig_op, int pe, Site s) {
   if (gpu_heap(c)) [[unlikely]]
     return on_gpu::finish(
-        [=, &c] { return on_gpu::put_signal(c, dst, src, n, sig, value, sig_op, pe, true, s); },
+        c, [=, &c] { return on_gpu::put_signal(c, dst, src, n, sig, value, sig_op, pe, true, s); },
         [=, &c] { gshmem::put_signal_nbi(c, dst, src, n, sig, value, sig_op, pe, s); });
   gshmem::put_signal_nbi(c, dst, src, n, sig, value, sig_op, pe, s);
 }
@@ -397,7 +420,7 @@ template <AmoOp Op, class T>
 GSHMEM_INLINE T atomic(const DeviceContext& c, T* dst, T value, T cond, int pe, Site s) {
   if (gpu_heap(c)) [[unlikely]]
     return on_gpu::finish(
-        [=, &c](T* out) { return on_gpu::atomic<Op>(c, dst, value, cond, pe, s, out); },
+        c, [=, &c](T* out) { return on_gpu::atomic<Op>(c, dst, value, cond, pe, s, out); },
         [=, &c] { return gshmem::atomic<Op>(c, dst, value, cond, pe, s); });
   return gshmem::atomic<Op>(c, dst, value, cond, pe, s);
 }
@@ -405,21 +428,23 @@ GSHMEM_INLINE T atomic(const DeviceContext& c, T* dst, T value, T cond, int pe, 
 GSHMEM_INLINE void signal_op(const DeviceContext& c, uint64_t* sig, uint64_t value, int sig_op,
                              int pe, Site s) {
   if (gpu_heap(c)) [[unlikely]]
-    return on_gpu::finish([=, &c] { return on_gpu::signal_op(c, sig, value, sig_op, pe, s); },
-                          [=, &c] { gshmem::signal_op(c, sig, value, sig_op, pe, s); });
+    return on_gpu::finish(
+        c, [=, &c] { return on_gpu::signal_op(c, sig, value, sig_op, pe, s); },
+        [=, &c] { gshmem::signal_op(c, sig, value, sig_op, pe, s); });
   gshmem::signal_op(c, sig, value, sig_op, pe, s);
 }
-GSHMEM_INLINE uint64_t signal_fetch(const DeviceContext& c, const uint64_t* sig) {
+GSHMEM_INLINE uint64_t signal_fetch(const DeviceContext& c, const uint64_t* sig, Site s) {
   if (gpu_heap(c)) [[unlikely]]
-    return on_gpu::finish([=, &c](uint64_t* out) { return on_gpu::signal_fetch(c, sig, out); },
-                          [=, &c] { return gshmem::signal_fetch(c, sig); });
+    return on_gpu::finish(
+        c, [=, &c](uint64_t* out) { return on_gpu::signal_fetch(c, sig, s, out); },
+        [=, &c] { return gshmem::signal_fetch(c, sig); });
   return gshmem::signal_fetch(c, sig);
 }
 GSHMEM_INLINE uint64_t signal_wait_until(const DeviceContext& c, uint64_t* sig, int cmp,
                                          uint64_t value, Site s) {
   if (gpu_heap(c)) [[unlikely]]
     return on_gpu::finish(
-        [=, &c](uint64_t* out) { return on_gpu::signal_wait_until(c, sig, cmp, value, s, out); },
+        c, [=, &c](uint64_t* out) { return on_gpu::signal_wait_until(c, sig, cmp, value, s, out); },
         [=, &c] { return gshmem::signal_wait_until(c, sig, cmp, value, s); });
   return gshmem::signal_wait_until(c, sig, cmp, value, s);
 }
@@ -427,21 +452,24 @@ GSHMEM_INLINE uint64_t signal_wait_until(const DeviceContext& c, uint64_t* sig, 
 template <class T>
 GSHMEM_INLINE void wait_until(const DeviceContext& c, T* ivar, int cmp, T value, Site s) {
   if (gpu_heap(c)) [[unlikely]]
-    return on_gpu::finish([=, &c] { return on_gpu::wait_until(c, ivar, cmp, value, s); },
-                          [=, &c] { gshmem::wait_until(c, ivar, cmp, value, s); });
+    return on_gpu::finish(
+        c, [=, &c] { return on_gpu::wait_until(c, ivar, cmp, value, s); },
+        [=, &c] { gshmem::wait_until(c, ivar, cmp, value, s); });
   gshmem::wait_until(c, ivar, cmp, value, s);
 }
 template <class T>
 GSHMEM_INLINE bool test(const DeviceContext& c, T* ivar, int cmp, T value, Site s) {
   if (gpu_heap(c)) [[unlikely]]
-    return on_gpu::finish([=, &c](bool* out) { return on_gpu::test(c, ivar, cmp, value, s, out); },
-                          [=, &c] { return gshmem::test(c, ivar, cmp, value, s); });
+    return on_gpu::finish(
+        c, [=, &c](bool* out) { return on_gpu::test(c, ivar, cmp, value, s, out); },
+        [=, &c] { return gshmem::test(c, ivar, cmp, value, s); });
   return gshmem::test(c, ivar, cmp, value, s);
 }
 template <class T, class Value>
 void wait_all(const DeviceContext& c, T* ivars, size_t n, const int* st, int cmp, Value v, Site s) {
   if (gpu_heap(c)) [[unlikely]] {
     return on_gpu::finish(
+        c,
         [=, &c] {
           size_t r;
           return on_gpu::wait_array(c, on_gpu::Scan::All, true, ivars, n, nullptr, st, cmp, v, s,
@@ -456,6 +484,7 @@ size_t wait_any(const DeviceContext& c, T* ivars, size_t n, const int* st, int c
                 Site s) {
   if (gpu_heap(c)) [[unlikely]] {
     return on_gpu::finish(
+        c,
         [=, &c](size_t* out) {
           return on_gpu::wait_array(c, on_gpu::Scan::Any, true, ivars, n, nullptr, st, cmp, v, s,
                                     out);
@@ -469,6 +498,7 @@ size_t wait_some(const DeviceContext& c, T* ivars, size_t n, size_t* idx, const 
                  Value v, Site s) {
   if (gpu_heap(c)) [[unlikely]] {
     return on_gpu::finish(
+        c,
         [=, &c](size_t* out) {
           return on_gpu::wait_array(c, on_gpu::Scan::Some, true, ivars, n, idx, st, cmp, v, s, out);
         },
@@ -481,6 +511,7 @@ int test_all_of(const DeviceContext& c, T* ivars, size_t n, const int* st, int c
                 Site s) {
   if (gpu_heap(c)) [[unlikely]] {
     return int(on_gpu::finish(
+        c,
         [=, &c](size_t* out) {
           return on_gpu::wait_array(c, on_gpu::Scan::All, false, ivars, n, nullptr, st, cmp, v, s,
                                     out);
@@ -494,6 +525,7 @@ size_t test_any_of(const DeviceContext& c, T* ivars, size_t n, const int* st, in
                    Site s) {
   if (gpu_heap(c)) [[unlikely]] {
     return on_gpu::finish(
+        c,
         [=, &c](size_t* out) {
           return on_gpu::wait_array(c, on_gpu::Scan::Any, false, ivars, n, nullptr, st, cmp, v, s,
                                     out);
@@ -507,6 +539,7 @@ size_t test_some_of(const DeviceContext& c, T* ivars, size_t n, size_t* idx, con
                     Value v, Site s) {
   if (gpu_heap(c)) [[unlikely]] {
     return on_gpu::finish(
+        c,
         [=, &c](size_t* out) {
           return on_gpu::wait_array(c, on_gpu::Scan::Some, false, ivars, n, idx, st, cmp, v, s,
                                     out);

@@ -1,6 +1,8 @@
 #include "host/runtime/process.hpp"
 
 #include <algorithm>
+#include <cstdio>
+#include <cstdlib>
 #include <mutex>
 #include <vector>
 
@@ -75,6 +77,11 @@ TeamAreaSizes g_team_area{};
 }  // namespace
 
 void register_team_area(TeamAreaSizes sizes) {
+  // One registrant (the collectives); a second would take the first one's space.
+  if (g_team_area.per_team || g_team_area.pool) {
+    std::fprintf(stderr, "gshmem: internal error: a second layer registered team-area sizes\n");
+    std::abort();
+  }
   g_team_area = sizes;
 }
 TeamAreaSizes team_area() {

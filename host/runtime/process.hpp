@@ -43,7 +43,8 @@ bool device_library_attached();
 // Heap space a layer above the runtime keeps next to every team's sync words and once per PE:
 // the collectives' flags and scratch pool. That layer registers the sizes before init (from a
 // static initializer of libgshmem); Runtime reserves them in every PE's heap at init, and Teams
-// hands out the offsets (coll_area_offset, coll_pool_offset). Unregistered: none.
+// hands out the offsets (coll_area_offset, coll_pool_offset). Unregistered: none. One registrant:
+// a second registration is an internal error.
 struct TeamAreaSizes {
   uint64_t (*per_team)(int n_pes) = nullptr;  // bytes in each team slot
   uint64_t (*pool)() = nullptr;               // bytes of the one pool, read at init

@@ -11,6 +11,7 @@
 #include "host/base/env.hpp"
 #include "host/base/error.hpp"
 #include "host/base/log.hpp"
+#include "host/runtime/hostops.hpp"
 #include "host/runtime/process.hpp"
 #include "host/runtime/runtime.hpp"
 
@@ -18,13 +19,10 @@ namespace gshmem {
 
 namespace detail {
 
-namespace {
+// Through the context's runtime, as every host call reports (hostops.cpp).
+using hostops::on_gpu::fail;
 
-// Through the context's runtime when it has one, so the job ends naming this PE.
-[[noreturn]] void fail(const DeviceContext& c, const Error& e) {
-  if (auto* rt = static_cast<Runtime*>(c.host_runtime)) rt->fail(e);
-  raise(e);
-}
+namespace {
 
 std::string hex(const void* p) {
   char buf[32];

@@ -1,6 +1,7 @@
-// OpenSHMEM atomics: one-line wrappers over gshmem::atomic<AmoOp> (gshmem/device/atomic.cuh)
-// with the default context, generated from the spec's type lists. The _nbi fetching forms store
-// the fetched value before they return. The ctx_ forms number PEs in the context's team.
+// OpenSHMEM atomics: one call each into the host operations (hostops::atomic<AmoOp>, the path
+// the C API takes too) with the default context, generated from the spec's type lists. The _nbi
+// fetching forms store the fetched value before they return. The ctx_ forms number PEs in the
+// context's team.
 #include "host/shmem/common.hpp"
 
 using gshmem::AmoOp;

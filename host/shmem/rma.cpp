@@ -1,6 +1,6 @@
-// OpenSHMEM RMA and put-with-signal: one-line wrappers over the inline templates of
-// gshmem/device/rma.cuh and signal.cuh with the default context, generated from the spec's type
-// lists. The ctx_ forms differ only in numbering PEs in the context's team.
+// OpenSHMEM RMA and put-with-signal: one call each into the host operations
+// (host/runtime/hostops.hpp, the path the C API takes too) with the default context, generated
+// from the spec's type lists. The ctx_ forms differ only in numbering PEs in the context's team.
 #include "host/shmem/common.hpp"
 
 using gshmem::compat::ctx;

@@ -23,16 +23,22 @@ namespace {
 std::atomic<int> g_thread_level{SHMEM_THREAD_MULTIPLE};
 
 // OpenSHMEM programs load and store their symmetric objects from CPU code, which a heap in GPU
-// memory would turn into a crash: GSHMEM_HEAP=device is refused before anything starts (auto
-// means host memory for them: prefer_host_heap). false after printing why.
+// memory would turn into a crash. Refused by name: GSHMEM_HEAP=device before anything starts
+// (auto means host memory for them: prefer_host_heap), and a GPU heap already made by an earlier
+// gshmem_init (a program that links gshmem::device). false after printing why.
 bool host_heap_possible(const char* call) {
   const std::string& want = gshmem::Env::get().str("GSHMEM_HEAP");
-  if (want != "device") return true;
+  const char* why = nullptr;
+  if (ctx().flags & gshmem::kCtxGpuHeap) {
+    why = "the symmetric heap is already in GPU memory (gshmem_init ran first)";
+  } else if (!ctx().n_pes && want == "device") {
+    why = "GSHMEM_HEAP=device puts the symmetric heap in GPU memory";
+  }
+  if (!why) return true;
   gshmem::log::error(
-      "%s: GSHMEM_HEAP=device puts the symmetric heap in GPU memory, but OpenSHMEM "
-      "programs load and store it from CPU code; unset GSHMEM_HEAP or set it to "
-      "host or auto",
-      call);
+      "%s: %s, but OpenSHMEM programs load and store it from CPU code; set "
+      "GSHMEM_HEAP=host (now %s)",
+      call, why, want.c_str());
   return false;
 }
 
@@ -67,12 +73,16 @@ using gshmem::compat::heap_call;
 extern "C" {
 
 void shmem_init(void) {
-  if (!host_heap_possible("shmem_init")) {
+  gshmem::detail::prefer_host_heap();
+  bool ok = host_heap_possible("shmem_init");
+  if (ok) {
+    gshmem_init();
+    ok = host_heap_possible("shmem_init");
+  }
+  if (!ok) {
     std::fflush(nullptr);
     _exit(1);
   }
-  gshmem::detail::prefer_host_heap();
-  gshmem_init();
   g_thread_level.store(SHMEM_THREAD_MULTIPLE, std::memory_order_relaxed);
 }
 
@@ -81,6 +91,7 @@ int shmem_init_thread(int requested, int* provided) {
   gshmem::detail::prefer_host_heap();
   int rc = gshmemx_init_attr(GSHMEMX_INIT_DEFAULT, nullptr);
   if (rc != GSHMEM_SUCCESS) return rc;
+  if (!host_heap_possible("shmem_init_thread")) return GSHMEM_ERROR_INVALID_ARGUMENT;
   int level = requested < SHMEM_THREAD_SINGLE || requested > SHMEM_THREAD_MULTIPLE
                   ? SHMEM_THREAD_MULTIPLE
                   : requested;

@@ -1,5 +1,5 @@
-// OpenSHMEM ordering, completion, signals and point-to-point waits: one-line wrappers over
-// gshmem/device/order.cuh, barrier.cuh, signal.cuh and wait_until.cuh with the default context.
+// OpenSHMEM ordering, completion, signals and point-to-point waits: one call each into the host
+// operations (host/runtime/hostops.hpp, the path the C API takes too) with the default context.
 #include "host/shmem/common.hpp"
 
 using gshmem::compat::ctx;
@@ -35,7 +35,7 @@ void shmem_sync_all(void) {
 }
 
 uint64_t shmem_signal_fetch(const uint64_t* sig_addr) {
-  return gshmem::hostops::signal_fetch(ctx(), sig_addr);
+  return gshmem::hostops::signal_fetch(ctx(), sig_addr, {"shmem_signal_fetch"});
 }
 uint64_t shmem_signal_wait_until(uint64_t* sig_addr, int cmp, uint64_t cmp_value) {
   return gshmem::hostops::signal_wait_until(ctx(), sig_addr, cmp, cmp_value,

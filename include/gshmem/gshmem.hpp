@@ -33,6 +33,10 @@ const DeviceContext& default_context();
 }  // namespace gshmem
 
 #if defined(__CUDACC__) || defined(CUDART_VERSION)
+// gshmem.h includes launch.h only when the CUDA runtime was in scope there; it may have come in
+// since (libcu++ brings it), so the typed launch below asks for it itself.
+#include "gshmem/launch.h"
+
 #include <tuple>
 #include <type_traits>
 #include <utility>
