@@ -51,26 +51,30 @@ char* mapped_heap(const DeviceContext& c, const void* addr, uint64_t bytes, int 
 
 }  // namespace
 
-bool putmem(const DeviceContext& c, void* dst, const void* src, uint64_t bytes, int pe, bool nbi,
-            Site s) {
+namespace {
+
+// A contiguous copy between host memory and a heap range mapped here, on the internal stream.
+bool copy(const DeviceContext& c, bool is_put, void* dst, const void* src, uint64_t bytes, int pe,
+          bool nbi, Site s) {
   gpu::Queue* q = queue_of(c);
   if (!q) return false;
   if (bytes == 0) return true;
-  char* to = mapped_heap(c, dst, bytes, pe, s.with("dest"));
-  if (!to) return false;
-  q->copy(to, src, bytes, q->internal(), !nbi);
+  char* mapped = mapped_heap(c, is_put ? dst : src, bytes, pe, s.with(is_put ? "dest" : "source"));
+  if (!mapped) return false;
+  q->copy(is_put ? mapped : dst, is_put ? src : mapped, bytes, q->internal(), !nbi);
   return true;
+}
+
+}  // namespace
+
+bool putmem(const DeviceContext& c, void* dst, const void* src, uint64_t bytes, int pe, bool nbi,
+            Site s) {
+  return copy(c, true, dst, src, bytes, pe, nbi, s);
 }
 
 bool getmem(const DeviceContext& c, void* dst, const void* src, uint64_t bytes, int pe, bool nbi,
             Site s) {
-  gpu::Queue* q = queue_of(c);
-  if (!q) return false;
-  if (bytes == 0) return true;
-  char* from = mapped_heap(c, src, bytes, pe, s.with("source"));
-  if (!from) return false;
-  q->copy(dst, from, bytes, q->internal(), !nbi);
-  return true;
+  return copy(c, false, dst, src, bytes, pe, nbi, s);
 }
 
 bool strided(const DeviceContext& c, bool is_put, void* dst, const void* src, size_t elem,
