@@ -32,6 +32,7 @@ LAYERS = [
     ("moe", "MoE dispatch/combine"),
     ("host/shmem", "OpenSHMEM 1.5"),
     ("host/tools", "gshmemrun and gshmem-info"),
+    ("python", "the Python package: the pybind11 module over the C API"),
 ]
 # Public headers (under include/, where the install puts them) that belong to a higher layer:
 # the API of that layer, includable only from it and above.

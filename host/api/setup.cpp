@@ -155,6 +155,10 @@ void gshmemx_set_error_mode(int mode) {
   gshmem::set_error_mode(mode);
 }
 
+const char* gshmemx_get_last_error(void) {
+  return gshmem::log::last_error();
+}
+
 // ---- Symmetric heap ---------------------------------------------------------------------------
 
 static void* heap_call(gshmem::SymmetricHeap::Op op, uint64_t bytes, uint64_t align, void* old,

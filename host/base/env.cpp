@@ -50,15 +50,16 @@ const std::vector<EnvSpec> kRegistry = {
     // Bootstrap
     {"GSHMEM_BOOTSTRAP", EnvKind::Choice, "auto", "auto|launcher|pmix|uid|single",
      "How PEs find each other: gshmemrun's socket, PMIx (mpirun, srun --mpi=pmix), a unique-id "
-     "TCP rendezvous (torchrun-style), or a single PE. auto picks launcher, then PMIx, then "
-     "single.",
+     "TCP rendezvous (torchrun-style), or a single PE. auto picks launcher, then PMIx, then uid "
+     "when torchrun's MASTER_ADDR, MASTER_PORT, RANK and WORLD_SIZE are set, then single.",
      false},
     {"GSHMEM_BOOTSTRAP_TIMEOUT", EnvKind::Seconds, "120", nullptr,
      "Seconds a bootstrap step (init, malloc agreement, finalize) may wait for the other PEs.",
      false},
     {"GSHMEM_BOOTSTRAP_UID_ADDR", EnvKind::String, "", nullptr,
-     "address:port where rank 0 listens for the unique-id bootstrap (e.g. 10.0.0.1:29500). Rank "
-     "and size come from GSHMEM_RANK/GSHMEM_NRANKS, else RANK/WORLD_SIZE.",
+     "address:port where rank 0 listens for the unique-id bootstrap (e.g. 10.0.0.1:29500; "
+     "default under torchrun: MASTER_ADDR and MASTER_PORT + 1). Rank and size come from "
+     "GSHMEM_RANK/GSHMEM_NRANKS, else RANK/WORLD_SIZE.",
      false},
     {"GSHMEM_BOOTSTRAP_UID_IFNAME", EnvKind::String, "", nullptr,
      "Network interface whose IPv4 address rank 0 listens on for the unique-id and PMIx "

@@ -95,11 +95,23 @@ void write(Level level, Subsys subsys, const char* fmt, ...) {
   va_end(ap);
 }
 
+namespace {
+thread_local char t_last_error[2048];
+}  // namespace
+
 void error(const char* fmt, ...) {
   va_list ap;
   va_start(ap, fmt);
+  va_list copy;
+  va_copy(copy, ap);
+  std::vsnprintf(t_last_error, sizeof t_last_error, fmt, copy);
+  va_end(copy);
   vwrite("ERROR", nullptr, fmt, ap);
   va_end(ap);
+}
+
+const char* last_error() {
+  return t_last_error;
 }
 
 }  // namespace gshmem::log

@@ -38,6 +38,8 @@ void write(Level level, Subsys subsys, const char* fmt, ...) __attribute__((form
 
 // Errors are always printed, with the same prefix, to stderr.
 void error(const char* fmt, ...) __attribute__((format(printf, 1, 2)));
+// The message of this thread's last error() ("" if none), for gshmemx_get_last_error.
+const char* last_error();
 
 // "host:pid:PE n" (or "host:pid" before the PE is known), for messages built elsewhere.
 const char* where();

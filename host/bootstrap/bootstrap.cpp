@@ -120,6 +120,8 @@ std::unique_ptr<Bootstrap> make_bootstrap(const BootstrapOptions& o) {
       kind = "launcher";
     } else if (pmix_available()) {
       kind = "pmix";
+    } else if (torchrun_environment()) {
+      kind = "uid";  // torchrun: rank 0 listens next to MASTER_PORT
     } else {
       kind = "single";
     }

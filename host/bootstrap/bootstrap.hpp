@@ -79,6 +79,10 @@ std::unique_ptr<Bootstrap> make_bootstrap(const BootstrapOptions& options);
 std::unique_ptr<Bootstrap> make_single_bootstrap();
 std::unique_ptr<Bootstrap> make_launcher_bootstrap(const BootstrapOptions& options);
 std::unique_ptr<Bootstrap> make_uid_bootstrap(const BootstrapOptions& options);
+// torchrun's variables (MASTER_ADDR, MASTER_PORT, RANK, WORLD_SIZE) are all set.
+bool torchrun_environment();
+// Where rank 0 listens under torchrun: MASTER_ADDR and MASTER_PORT + 1 ("" outside torchrun).
+std::string torchrun_address();
 std::unique_ptr<Bootstrap> make_pmix_bootstrap(const BootstrapOptions& options);
 bool pmix_available();  // built with PMIx and a PMIx server announced itself in the environment
 

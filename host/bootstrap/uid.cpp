@@ -145,6 +145,23 @@ int env_int(const char* name, int fallback) {
 
 }  // namespace
 
+bool torchrun_environment() {
+  for (const char* name : {"MASTER_ADDR", "MASTER_PORT", "RANK", "WORLD_SIZE"}) {
+    const char* v = std::getenv(name);
+    if (!v || !*v) return false;
+  }
+  return true;
+}
+
+// torchrun's agent (or the rank-0 worker's c10d store) holds MASTER_PORT itself, so rank 0
+// listens on the port above it. GSHMEM_BOOTSTRAP_UID_ADDR overrides this.
+std::string torchrun_address() {
+  if (!torchrun_environment()) return "";
+  int port = std::atoi(std::getenv("MASTER_PORT"));
+  if (port <= 0 || port >= 65535) return "";
+  return std::string(std::getenv("MASTER_ADDR")) + ":" + std::to_string(port + 1);
+}
+
 int make_uniqueid(gshmemx_uniqueid_t* uid) {
   const Env& env = Env::get();
   std::string host;
@@ -193,13 +210,16 @@ std::unique_ptr<Bootstrap> make_uid_bootstrap(const BootstrapOptions& o) {
     rank = env.is_set("GSHMEM_RANK") ? int(env.integer("GSHMEM_RANK")) : env_int("RANK", -1);
     size =
         env.is_set("GSHMEM_NRANKS") ? int(env.integer("GSHMEM_NRANKS")) : env_int("WORLD_SIZE", -1);
-    if (!sock::split_host_port(env.str("GSHMEM_BOOTSTRAP_UID_ADDR"), &info.host, &info.port)) {
+    std::string addr = env.str("GSHMEM_BOOTSTRAP_UID_ADDR");
+    if (addr.empty()) addr = torchrun_address();
+    if (!sock::split_host_port(addr, &info.host, &info.port)) {
       throw Error(GSHMEM_ERROR_BOOTSTRAP, "gshmem_init", "GSHMEM_BOOTSTRAP_UID_ADDR",
                   "the unique-id bootstrap needs GSHMEM_BOOTSTRAP_UID_ADDR=host:port (got \"" +
                       env.str("GSHMEM_BOOTSTRAP_UID_ADDR") +
-                      "\") or gshmemx_init_attr with a unique id");
+                      "\"), torchrun's MASTER_ADDR and MASTER_PORT, or gshmemx_init_attr with a "
+                      "unique id");
     }
-    info.secret = "addr:" + env.str("GSHMEM_BOOTSTRAP_UID_ADDR") + ":" + std::to_string(size);
+    info.secret = "addr:" + addr + ":" + std::to_string(size);
   }
   if (size <= 0 || rank < 0 || rank >= size) {
     throw Error(GSHMEM_ERROR_INVALID_ARGUMENT, "gshmem_init", "rank/nranks",

@@ -51,6 +51,10 @@ int gshmemx_set_attr_uniqueid_args(int rank, int nranks, const gshmemx_uniqueid_
                                    gshmemx_init_attr_t* attr);
 /* GSHMEMX_ERROR_ABORT (default) or GSHMEMX_ERROR_THROW. */
 void gshmemx_set_error_mode(int mode);
+/* The message of the last error this thread reported (what the call printed), or "" if none:
+ * after a call returned a status other than GSHMEM_SUCCESS, it says why (like NCCL's
+ * ncclGetLastError). Valid until this thread's next failing call. */
+const char* gshmemx_get_last_error(void);
 
 /* ---- Symmetric heap: collective, the same arguments on every PE, same offsets everywhere ---- */
 

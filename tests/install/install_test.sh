@@ -78,4 +78,19 @@ expect_sum 2 "$("$prefix/bin/oshrun" -n 2 "$work/osh")"
 step "gshmem-info from the prefix"
 info=$("$prefix/bin/gshmem-info" --env)
 grep -q "GSHMEM_SYMMETRIC_SIZE" <<< "$info" || { echo "gshmem-info printed no registry"; exit 1; }
+if [[ -f $build/python/gshmem/__init__.py ]]; then
+  step "import gshmem from the prefix (PYTHONPATH=\$prefix/lib/python3/dist-packages)"
+  cat > "$work/sum.py" <<'SRC'
+import torch, gshmem
+gshmem.init()
+x = gshmem.zeros(1, dtype=torch.int64)
+gshmem.atomic_add(x, gshmem.my_pe(), 0)
+gshmem.barrier_all()
+n = gshmem.n_pes()
+if gshmem.my_pe() == 0: print(f"sum {x.item()} want {n * (n - 1) // 2}")
+gshmem.free(x)
+SRC
+  expect_sum 2 "$(PYTHONPATH=$prefix/lib/python3/dist-packages "$prefix/bin/gshmemrun" -n 2 \
+                  /usr/bin/python3 "$work/sum.py")"
+fi
 echo "install test: OK"
