@@ -190,6 +190,20 @@ perf dev_put_signal_ping_pong gshmem_dev_put_signal_ping_pong --scope block -b 8
 perf dev_barrier_latency_thread gshmem_dev_barrier_latency --scope thread -n 200 -w 10
 perf dev_barrier_latency_block gshmem_dev_barrier_latency --scope block -n 200 -w 10
 
+# ---- The Python package on CUDA tensors (when this machine's torch has CUDA) ----------------
+PY=/usr/bin/python3
+[ -x "$PY" ] || PY=$(command -v python3)
+if "$PY" -c "import torch, sys; sys.exit(0 if torch.cuda.is_available() else 1)" 2>/dev/null; then
+  if step build_python 120 cmake --build "$BUILD" -j "$JOBS" --target gshmem_python "${KEEP[@]}"; then
+    step python_cuda 60 env PYTHONPATH="$BUILD/python" GSHMEM_TEST_DEVICE=cuda \
+      PYTHONDONTWRITEBYTECODE=1 "$RUN" -n 2 --timeout 55 "$PY" -m pytest -q -p no:cacheprovider \
+      "$SRC/tests/python"
+    say "python_cuda: $(grep -h -E '[0-9]+ (passed|failed)' "$OUT/python_cuda.log" | tail -1)"
+  fi
+else
+  say "python_cuda: SKIPPED (this python's torch has no CUDA)"
+fi
+
 say "## perftest key rows"
 for f in dev_put_bw_block dev_put_bw_warp dev_get_bw_block; do
   [ -f "$OUT/$f.log" ] || continue
