@@ -14,7 +14,17 @@
 # Environment: GSHMEM_RUN_ALL_MPS=1 starts a private CUDA MPS daemon for the run (kernels of
 # different PE processes then run concurrently instead of time-slicing; the latency rows of the
 # ping-pong and barrier tests depend on it), and stops it at the end.
+#
+#   tests/gpu/run_all.sh --configure-only BUILDDIR
+# configures BUILDDIR exactly as a run does (generator choice and options) and dry-runs the
+# build of the targets it would build, so a build file the generator rejects shows without a
+# GPU (ctest's run_all_configure).
 set -u
+CONFIGURE_ONLY=0
+if [ "${1:-}" = "--configure-only" ]; then
+  CONFIGURE_ONLY=1
+  shift
+fi
 OUT=${1:?usage: run_all.sh OUTDIR}
 mkdir -p "$OUT"
 OUT=$(cd "$OUT" && pwd)
@@ -113,18 +123,24 @@ GEN=()
 have ninja && [ ! -f "$BUILD/Makefile" ] && GEN=(-G Ninja)
 TESTS_ON=ON
 [ "$GTEST" = no ] && TESTS_ON=OFF
-step configure 90 cmake -S "$SRC" -B "$BUILD" "${GEN[@]}" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-  -DCMAKE_CUDA_ARCHITECTURES=90 -DCMAKE_CUDA_COMPILER="$NVCC" -DGSHMEM_BUILD_TESTS=$TESTS_ON \
-  -DGSHMEM_BUILD_PERFTEST=ON
+CONFIGURE=(cmake -S "$SRC" -B "$BUILD" "${GEN[@]}" -DCMAKE_BUILD_TYPE=RelWithDebInfo
+  -DCMAKE_CUDA_ARCHITECTURES=90 -DCMAKE_CUDA_COMPILER="$NVCC" -DGSHMEM_BUILD_TESTS=$TESTS_ON
+  -DGSHMEM_BUILD_PERFTEST=ON)
+PERF_TARGETS="gshmem_dev_put_bw gshmem_dev_get_bw gshmem_dev_p_latency gshmem_dev_put_signal_ping_pong gshmem_dev_barrier_latency"
+TEST_TARGETS=""
+[ "$TESTS_ON" = ON ] && TEST_TARGETS="gpu_rma gpu_signal gpu_amo gpu_sync gpu_cxx gpu_graph gpu_coll gpu_badinput_test gpu_badinput_child"
+if [ $CONFIGURE_ONLY = 1 ]; then
+  "${CONFIGURE[@]}" && cmake --build "$BUILD" --target gshmemrun gshmem_device_ring $PERF_TARGETS \
+    $TEST_TARGETS -- -n >/dev/null && say "configure-only: ${GEN[*]:-Unix Makefiles} configures and dry-runs"
+  exit $?
+fi
+step configure 90 "${CONFIGURE[@]}"
 if [ $? -ne 0 ]; then
   say "RESULT: configure failed (configure.log)"
   exit 1
 fi
 [ "$TESTS_ON" = OFF ] && say "note: GoogleTest not found: the GPU tests are not built; perftests only"
 
-PERF_TARGETS="gshmem_dev_put_bw gshmem_dev_get_bw gshmem_dev_p_latency gshmem_dev_put_signal_ping_pong gshmem_dev_barrier_latency"
-TEST_TARGETS=""
-[ "$TESTS_ON" = ON ] && TEST_TARGETS="gpu_rma gpu_signal gpu_amo gpu_sync gpu_cxx gpu_graph gpu_coll gpu_badinput_test gpu_badinput_child"
 # What is small first, so a build cut short by the time limit still leaves something to run.
 # Keep going past a target that fails, so one broken program does not cost the others.
 KEEP=(-- -k)
