@@ -3,6 +3,7 @@
 // device link.
 #include <cuda_runtime_api.h>
 
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -11,6 +12,8 @@
 #include <vector>
 
 #include "gshmem/device/context.cuh"
+#include "gshmem/device_module.h"
+#include "gshmem/types.h"
 
 extern "C" {
 // The runtime's hook registry (host/). Weak so that a libgshmem without it still links; then
@@ -30,6 +33,7 @@ namespace {
 struct State {
   std::recursive_mutex mu;  // the runtime may call the hook from inside register (already up)
   std::vector<const void*> symbols;
+  std::vector<void*> globals;  // device addresses of copies in modules the program loaded
   gshmem::DeviceContext last{};
   int device = -1;  // where the last non-empty context's heap is (the zero one goes there too)
   bool hooked = false;
@@ -91,7 +95,19 @@ cudaError_t copy_on_own_stream(const void* symbol, const gshmem::DeviceContext& 
   return e != cudaSuccess ? e : done;
 }
 
-void copy_to(const void* symbol, const gshmem::DeviceContext& c, int device) {
+// The same for a copy known by its device address (a loaded module's).
+cudaError_t copy_on_own_stream(void* global, const gshmem::DeviceContext& c) {
+  cudaStream_t stream = nullptr;
+  cudaError_t e = cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking);
+  if (e != cudaSuccess) return e;
+  e = cudaMemcpyAsync(global, &c, sizeof c, cudaMemcpyHostToDevice, stream);
+  cudaError_t done = cudaStreamSynchronize(stream);
+  cudaStreamDestroy(stream);
+  return e != cudaSuccess ? e : done;
+}
+
+template <class Where>
+void copy_to(Where symbol, const gshmem::DeviceContext& c, int device) {
   OnDevice on(device);
   cudaError_t e = copy_on_own_stream(symbol, c);
   if (e == cudaSuccess) return;
@@ -128,9 +144,93 @@ void hook(const void* ctx, size_t bytes) {
     }
   }
   for (const void* sym : s.symbols) copy_to(sym, s.last, s.device);
+  for (void* global : s.globals) copy_to(global, s.last, s.device);
+}
+
+// The module's (or library's) copy of the default context, through the driver entry point
+// `getter` (cuModuleGetGlobal or cuLibraryGetGlobal: the same signature); nullptr after saying
+// why.
+void* module_global(const char* call, const char* getter, void* handle) {
+  using Get = int (*)(unsigned long long* dptr, size_t* bytes, void* handle, const char* name);
+  if (!handle) {
+    std::fprintf(stderr, "gshmem: %s: the handle is NULL\n", call);
+    return nullptr;
+  }
+  void* fn = nullptr;
+  cudaDriverEntryPointQueryResult found{};
+  if (!gpu_present() ||
+      cudaGetDriverEntryPointByVersion(getter, &fn, 12000, cudaEnableDefault, &found) !=
+          cudaSuccess ||
+      !fn) {
+    cudaGetLastError();
+    std::fprintf(stderr, "gshmem: %s: no CUDA driver with %s (is there a GPU?)\n", call, getter);
+    return nullptr;
+  }
+  unsigned long long dptr = 0;
+  size_t bytes = 0;
+  if (reinterpret_cast<Get>(fn)(&dptr, &bytes, handle, "gshmemi_device_ctx") != 0) {
+    std::fprintf(stderr,
+                 "gshmem: %s: the module has no gshmemi_device_ctx: compile it with -rdc=true "
+                 "and device-link it against gshmem::device\n",
+                 call);
+    return nullptr;
+  }
+  if (bytes != sizeof(gshmem::DeviceContext)) {
+    std::fprintf(stderr,
+                 "gshmem: %s: the module's context is %zu bytes, this gshmem::device's %zu: "
+                 "rebuild the module against it\n",
+                 call, bytes, sizeof(gshmem::DeviceContext));
+    return nullptr;
+  }
+  return reinterpret_cast<void*>(static_cast<uintptr_t>(dptr));
+}
+
+int attach_global(const char* call, const char* getter, void* handle) {
+  void* global = module_global(call, getter, handle);
+  if (!global) return GSHMEM_ERROR_INVALID_ARGUMENT;
+  State& s = state();
+  std::lock_guard<std::recursive_mutex> lock(s.mu);
+  for (void* g : s.globals) {
+    if (g == global) return GSHMEM_SUCCESS;
+  }
+  s.globals.push_back(global);
+  if (!s.hooked && gshmemx_register_context_hook) {
+    s.hooked = true;
+    gshmemx_register_context_hook(hook);  // copies at once when already initialised
+  } else if (s.last.n_pes != 0) {
+    copy_to(global, s.last, s.device);
+  }
+  return GSHMEM_SUCCESS;
+}
+
+int detach_global(const char* call, const char* getter, void* handle) {
+  void* global = module_global(call, getter, handle);
+  if (!global) return GSHMEM_ERROR_INVALID_ARGUMENT;
+  State& s = state();
+  std::lock_guard<std::recursive_mutex> lock(s.mu);
+  for (size_t i = 0; i < s.globals.size(); ++i) {
+    if (s.globals[i] == global) {
+      s.globals.erase(s.globals.begin() + long(i));
+      break;
+    }
+  }
+  return GSHMEM_SUCCESS;
 }
 
 }  // namespace
+
+extern "C" int gshmemx_cumodule_init(void* module) {
+  return attach_global("gshmemx_cumodule_init", "cuModuleGetGlobal", module);
+}
+extern "C" int gshmemx_cumodule_finalize(void* module) {
+  return detach_global("gshmemx_cumodule_finalize", "cuModuleGetGlobal", module);
+}
+extern "C" int gshmemx_culibrary_init(void* library) {
+  return attach_global("gshmemx_culibrary_init", "cuLibraryGetGlobal", library);
+}
+extern "C" int gshmemx_culibrary_finalize(void* library) {
+  return detach_global("gshmemx_culibrary_finalize", "cuLibraryGetGlobal", library);
+}
 
 extern "C" int gshmemi_device_attach(const void* symbol) {
   State& s = state();

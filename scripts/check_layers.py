@@ -42,6 +42,7 @@ PUBLIC_OF = {
     "include/gshmem/moe.h": "moe",
     "include/gshmem/moe.hpp": "moe",
     "include/gshmem/compat": "host/shmem",
+    "include/gshmem/nvshmem": "host/shmem",
 }
 # Layers whose folders count as one folder in the cycle check. The public headers are installed
 # and used as one unit: umbrella headers (gshmem/device.cuh) include their parts, and the parts

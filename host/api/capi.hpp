@@ -15,4 +15,8 @@ inline const DeviceContext& ctx() {
   return detail::g_default_ctx;
 }
 
+// A team this PE belongs to, by the context's team table (the one kernels read); none outside
+// init..finalize.
+bool member_of(gshmem_team_t team);
+
 }  // namespace gshmem::capi

@@ -58,6 +58,39 @@ gpu::DeviceOp make(gpu::OpKind kind) {
   return op;
 }
 
+// A team barrier or sync on a stream: every member enqueues it (collective over the team).
+int team_on_stream(gpu::OpKind kind, gshmem_team_t team, void* stream, const char* call) {
+  gpu::Queue* q = stream_queue(call);
+  if (!q) return GSHMEM_ERROR_INVALID_ARGUMENT;
+  if (!gshmem::capi::member_of(team)) {
+    gshmem::log::error("%s: team=%d is not a team this PE belongs to", call, int(team));
+    return GSHMEM_ERROR_INVALID_ARGUMENT;
+  }
+  gpu::DeviceOp op = make(kind);
+  op.team = team;
+  return enqueue(q, op, stream);
+}
+
+// Later work on the stream waits until the local ivar (bytes wide) satisfies cmp.
+int wait_on_stream(void* ivar, uint64_t bytes, gpu::ValType type, int cmp, uint64_t value,
+                   void* stream, const char* call) {
+  gpu::Queue* q = stream_queue(call);
+  if (!q) return GSHMEM_ERROR_INVALID_ARGUMENT;
+  gshmem::Site s{call};
+  gshmem::detail::check_cmp(ctx(), s, ivar, cmp);
+  char* local = nullptr;
+  if (where(ivar, bytes, ctx().my_pe, s.with("ivar"), &local) < 0) {
+    return GSHMEM_ERROR_INVALID_ARGUMENT;
+  }
+  gpu::DeviceOp op = make(gpu::OpKind::WaitUntil);
+  op.dst = ivar;
+  op.pe = ctx().my_pe;
+  op.type = type;
+  op.cmp = int8_t(cmp);
+  op.value = value;
+  return enqueue(q, op, stream);
+}
+
 }  // namespace
 
 extern "C" {
@@ -205,5 +238,22 @@ int gshmem_sync_all_on_stream(void* stream) {
   gpu::Queue* q = stream_queue("gshmem_sync_all_on_stream");
   return q ? enqueue(q, make(gpu::OpKind::SyncAll), stream) : GSHMEM_ERROR_INVALID_ARGUMENT;
 }
+
+int gshmem_barrier_on_stream(gshmem_team_t team, void* stream) {
+  return team_on_stream(gpu::OpKind::Barrier, team, stream, "gshmem_barrier_on_stream");
+}
+
+int gshmem_team_sync_on_stream(gshmem_team_t team, void* stream) {
+  return team_on_stream(gpu::OpKind::TeamSync, team, stream, "gshmem_team_sync_on_stream");
+}
+
+#define GSHMEM_DEF_WAIT_ON_STREAM(NAME, T)                                                \
+  int gshmem_##NAME##_wait_until_on_stream(T* ivar, int cmp, T cmp_value, void* stream) { \
+    return wait_on_stream(ivar, sizeof(T), gpu::val_type_of<T>(), cmp,                    \
+                          gshmem::detail::to_bits(cmp_value), stream,                     \
+                          "gshmem_" #NAME "_wait_until_on_stream");                       \
+  }
+GSHMEM_FOR_WAIT_TYPES(GSHMEM_DEF_WAIT_ON_STREAM)
+#undef GSHMEM_DEF_WAIT_ON_STREAM
 
 }  // extern "C"

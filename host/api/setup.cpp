@@ -64,13 +64,43 @@ void gshmem_init(void) {
 }
 
 int gshmemx_init_attr(unsigned int flags, gshmemx_init_attr_t* attr) {
-  if ((flags & GSHMEMX_INIT_WITH_UNIQUEID) && (!attr || !attr->has_uid_args)) {
-    gshmem::log::error(
-        "gshmemx_init_attr: GSHMEMX_INIT_WITH_UNIQUEID needs attr set by "
-        "gshmemx_set_attr_uniqueid_args");
+  const char* call = "gshmemx_init_attr";
+  const unsigned int known = GSHMEMX_INIT_WITH_UNIQUEID | GSHMEMX_INIT_WITH_MPI_COMM;
+  if (flags & ~known) {
+    gshmem::log::error("%s: flags=0x%x has bits gshmem does not know (0x%x)", call, flags,
+                       flags & ~known);
     return GSHMEM_ERROR_INVALID_ARGUMENT;
   }
-  return start((flags & GSHMEMX_INIT_WITH_UNIQUEID) ? attr : nullptr, "gshmemx_init_attr");
+  if ((flags & GSHMEMX_INIT_WITH_UNIQUEID) && (flags & GSHMEMX_INIT_WITH_MPI_COMM)) {
+    gshmem::log::error(
+        "%s: GSHMEMX_INIT_WITH_UNIQUEID and GSHMEMX_INIT_WITH_MPI_COMM exclude "
+        "each other",
+        call);
+    return GSHMEM_ERROR_INVALID_ARGUMENT;
+  }
+  if ((flags & GSHMEMX_INIT_WITH_UNIQUEID) && (!attr || !attr->has_uid_args)) {
+    gshmem::log::error(
+        "%s: GSHMEMX_INIT_WITH_UNIQUEID needs attr set by "
+        "gshmemx_set_attr_uniqueid_args",
+        call);
+    return GSHMEM_ERROR_INVALID_ARGUMENT;
+  }
+  if ((flags & GSHMEMX_INIT_WITH_MPI_COMM) && (!attr || !attr->mpi_comm)) {
+    gshmem::log::error(
+        "%s: GSHMEMX_INIT_WITH_MPI_COMM needs attr->mpi_comm = &comm (a pointer "
+        "to the MPI_Comm)",
+        call);
+    return GSHMEM_ERROR_INVALID_ARGUMENT;
+  }
+  if (!flags) return start(nullptr, call);
+  // Only what the flags name reaches the bootstrap.
+  gshmemx_init_attr_t used{};
+  if (flags & GSHMEMX_INIT_WITH_UNIQUEID) {
+    used.uid_args = attr->uid_args;
+    used.has_uid_args = 1;
+  }
+  if (flags & GSHMEMX_INIT_WITH_MPI_COMM) used.mpi_comm = attr->mpi_comm;
+  return start(&used, call);
 }
 
 void gshmem_finalize(void) {

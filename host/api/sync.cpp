@@ -5,19 +5,18 @@
 using gshmem::capi::ctx;
 namespace hostops = gshmem::hostops;
 namespace detail = gshmem::detail;
+using gshmem::capi::member_of;
 
-namespace {
+namespace gshmem::capi {
 
-// A team this PE belongs to, by the context's team table (the one kernels read); none outside
-// init..finalize.
 bool member_of(gshmem_team_t team) {
-  const gshmem::DeviceContext& c = ctx();
+  const DeviceContext& c = ctx();
   if (!c.teams || uint32_t(team) >= GSHMEM_MAX_TEAMS) return false;
-  const gshmem::TeamInfo& t = c.teams[team];
+  const TeamInfo& t = c.teams[team];
   return t.size > 0 && t.my_index >= 0;
 }
 
-}  // namespace
+}  // namespace gshmem::capi
 
 extern "C" {
 
@@ -98,6 +97,9 @@ void gshmem_fence(void) {
 }
 void gshmem_quiet(void) {
   hostops::quiet(ctx());
+}
+void gshmem_pe_quiet(const int* target_pes, size_t npes) {
+  hostops::pe_quiet(ctx(), target_pes, npes, {"gshmem_pe_quiet"});
 }
 void gshmem_barrier_all(void) {
   hostops::barrier_all(ctx(), {"gshmem_barrier_all"});

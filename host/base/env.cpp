@@ -69,6 +69,11 @@ const std::vector<EnvSpec> kRegistry = {
      false},
     {"GSHMEM_NRANKS", EnvKind::Int, "-1", nullptr, "Number of ranks for the unique-id bootstrap.",
      false},
+    {"GSHMEM_DISABLE_P2P", EnvKind::Bool, "0", nullptr,
+     "1: no two PEs map each other's heaps, even on one node; every peer is reached through the "
+     "network transport (as NVSHMEM_DISABLE_P2P does), so the proxy path can be tested on one "
+     "machine.",
+     false},
     {"GSHMEM_NODE_ID", EnvKind::String, "", nullptr,
      "Names the node this PE is on; PEs with the same id map each other's memory. Default: the "
      "machine's boot id and network namespace. gshmemrun --ppn sets it to make virtual nodes.",

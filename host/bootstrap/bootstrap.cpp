@@ -115,6 +115,7 @@ std::unique_ptr<Bootstrap> make_bootstrap(const BootstrapOptions& o) {
   const Env& env = Env::get();
   std::string kind = env.str("GSHMEM_BOOTSTRAP");
   if (o.attr && o.attr->has_uid_args) kind = "uid";
+  if (o.attr && o.attr->mpi_comm) kind = "mpi";
   if (kind == "auto") {
     if (!env.str("GSHMEM_LAUNCHER_ADDR").empty()) {
       kind = "launcher";
@@ -130,6 +131,7 @@ std::unique_ptr<Bootstrap> make_bootstrap(const BootstrapOptions& o) {
   if (kind == "launcher") return make_launcher_bootstrap(o);
   if (kind == "pmix") return make_pmix_bootstrap(o);
   if (kind == "uid") return make_uid_bootstrap(o);
+  if (kind == "mpi") return make_mpi_bootstrap(o);
   return make_single_bootstrap();
 }
 

@@ -66,7 +66,7 @@ class Bootstrap {
 };
 
 struct BootstrapOptions {
-  const gshmemx_init_attr_t* attr = nullptr;  // unique-id arguments, when init_attr gave them
+  const gshmemx_init_attr_t* attr = nullptr;  // init_attr's unique id or MPI communicator
   AbortState* abort = nullptr;
   double timeout_s = 120;
 };
@@ -79,6 +79,8 @@ std::unique_ptr<Bootstrap> make_bootstrap(const BootstrapOptions& options);
 std::unique_ptr<Bootstrap> make_single_bootstrap();
 std::unique_ptr<Bootstrap> make_launcher_bootstrap(const BootstrapOptions& options);
 std::unique_ptr<Bootstrap> make_uid_bootstrap(const BootstrapOptions& options);
+// Over the MPI communicator options.attr->mpi_comm points to (GSHMEMX_INIT_WITH_MPI_COMM).
+std::unique_ptr<Bootstrap> make_mpi_bootstrap(const BootstrapOptions& options);
 // torchrun's variables (MASTER_ADDR, MASTER_PORT, RANK, WORLD_SIZE) are all set.
 bool torchrun_environment();
 // Where rank 0 listens under torchrun: MASTER_ADDR and MASTER_PORT + 1 ("" outside torchrun).

@@ -43,6 +43,8 @@ NodeMesh::NodeMesh(Bootstrap& boot, const std::string& job_secret) : my_pe_(boot
   int n = boot.size();
   NodeRecord mine{};
   std::string key = node_key();
+  // Every PE its own node: peers that could map each other talk through the network instead.
+  if (Env::get().flag("GSHMEM_DISABLE_P2P")) key += ":pe" + std::to_string(my_pe_);
   std::strncpy(mine.key, key.c_str(), sizeof mine.key - 1);
   gethostname(mine.host, sizeof mine.host - 1);
   std::vector<NodeRecord> all(static_cast<size_t>(n));

@@ -1,6 +1,7 @@
 #include "host/runtime/hostops.hpp"
 
 #include <cstring>
+#include <string>
 
 #include "host/base/error.hpp"
 #include "host/runtime/runtime.hpp"
@@ -204,6 +205,22 @@ void read_local(const DeviceContext& c, void* dst, const void* heap_src, size_t 
   } else {
     std::memcpy(dst, heap_src, bytes);
   }
+}
+
+void pe_quiet(const DeviceContext& c, const int* target_pes, size_t n, Site s) {
+  if (n && !target_pes) {
+    on_gpu::fail(c, Error(GSHMEM_ERROR_INVALID_ARGUMENT, s.call, "target_pes",
+                          "target_pes is NULL with npes=" + std::to_string(n)));
+  }
+  for (size_t i = 0; i < n; ++i) {
+    if (target_pes[i] < 0 || target_pes[i] >= c.n_pes) {
+      on_gpu::fail(c,
+                   Error(GSHMEM_ERROR_INVALID_ARGUMENT, s.call, "target_pes",
+                         "target_pes[" + std::to_string(i) + "]=" + std::to_string(target_pes[i]) +
+                             " is out of range (0.." + std::to_string(c.n_pes - 1) + ")"));
+    }
+  }
+  quiet(c);
 }
 
 TeamCalls team_calls() {

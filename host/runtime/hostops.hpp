@@ -560,6 +560,11 @@ GSHMEM_INLINE void quiet(const DeviceContext& c) {
   gshmem::quiet(c);
 }
 
+// Completes this PE's operations to the PEs target_pes[0 .. n) (OpenSHMEM 1.6 shmem_pe_quiet).
+// One channel serves every peer, so after checking the list this is quiet: it completes the
+// operations to other PEs too, which the specification allows.
+void pe_quiet(const DeviceContext& c, const int* target_pes, size_t n, Site s);
+
 // Synchronisation: every member of the team calls.
 GSHMEM_INLINE void barrier_all(const DeviceContext& c, Site s) {
   if (gpu_heap(c) && on_gpu::barrier_all(c, s)) [[unlikely]]

@@ -27,6 +27,12 @@ void shmem_ctx_fence(shmem_ctx_t) {
 void shmem_ctx_quiet(shmem_ctx_t) {
   gshmem::hostops::quiet(ctx());
 }
+void shmem_pe_quiet(const int* target_pes, size_t npes) {
+  gshmem::hostops::pe_quiet(ctx(), target_pes, npes, {"shmem_pe_quiet"});
+}
+void shmem_ctx_pe_quiet(shmem_ctx_t, const int* target_pes, size_t npes) {
+  gshmem::hostops::pe_quiet(ctx(), target_pes, npes, {"shmem_ctx_pe_quiet"});
+}
 void shmem_barrier_all(void) {
   gshmem::hostops::barrier_all(ctx(), {"shmem_barrier_all"});
 }

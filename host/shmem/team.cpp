@@ -88,7 +88,10 @@ int shmem_team_split_strided(shmem_team_t parent_team, int start, int stride, in
                              shmem_team_t* new_team) {
   if (!new_team) return -1;
   *new_team = SHMEM_TEAM_INVALID;
-  if (parent_team == SHMEM_TEAM_INVALID) return -1;
+  // A PE outside the parent (one that got SHMEM_TEAM_INVALID from an earlier split) takes part
+  // by getting no team: the specification's "no new team is created", not an error, so that
+  // every PE may make the same calls.
+  if (parent_team == SHMEM_TEAM_INVALID) return 0;
   gshmem_team_t out = GSHMEM_TEAM_INVALID;
   int rc = gshmem_team_split_strided(team_of(parent_team), start, stride, size, nullptr, 0, &out);
   if (out != GSHMEM_TEAM_INVALID) {
@@ -104,7 +107,7 @@ int shmem_team_split_2d(shmem_team_t parent_team, int xrange,
                         long yaxis_mask, shmem_team_t* yaxis_team) {
   if (!xaxis_team || !yaxis_team) return -1;
   *xaxis_team = *yaxis_team = SHMEM_TEAM_INVALID;
-  if (parent_team == SHMEM_TEAM_INVALID) return -1;
+  if (parent_team == SHMEM_TEAM_INVALID) return 0;  // as in split_strided
   gshmem_team_t x = GSHMEM_TEAM_INVALID, y = GSHMEM_TEAM_INVALID;
   int rc = gshmem_team_split_2d(team_of(parent_team), xrange, nullptr, 0, &x, nullptr, 0, &y);
   if (x != GSHMEM_TEAM_INVALID) {

@@ -150,6 +150,7 @@ int Teams::split_strided(gshmem_team_t parent, int start, int stride, int size,
                          gshmem_team_t* out) {
   const char* call = "gshmem_team_split_strided";
   *out = GSHMEM_TEAM_INVALID;
+  if (parent == GSHMEM_TEAM_INVALID) return 0;  // not in the parent: no new team, no error
   const TeamInfo* p = find(parent);
   if (!p) {
     log::error("%s: parent team %d is not a team this PE belongs to", call, int(parent));
@@ -174,6 +175,7 @@ int Teams::split_strided(gshmem_team_t parent, int start, int stride, int size,
 int Teams::split_2d(gshmem_team_t parent, int xrange, gshmem_team_t* xteam, gshmem_team_t* yteam) {
   const char* call = "gshmem_team_split_2d";
   *xteam = *yteam = GSHMEM_TEAM_INVALID;
+  if (parent == GSHMEM_TEAM_INVALID) return 0;  // as in split_strided
   const TeamInfo* p = find(parent);
   if (!p) {
     log::error("%s: parent team %d is not a team this PE belongs to", call, int(parent));

@@ -29,7 +29,9 @@ extern "C" {
  * symmetric heap, the predefined teams. Calling it again while initialised does nothing. */
 void gshmem_init(void);
 /* Collective. As gshmem_init; GSHMEMX_INIT_WITH_UNIQUEID takes rank, size and the unique id from
- * attr (torchrun-style launches). Returns a gshmem_status. */
+ * attr (torchrun-style launches); GSHMEMX_INIT_WITH_MPI_COMM makes the ranks of the MPI
+ * communicator *attr->mpi_comm the PEs (the program has called MPI_Init; MPI is found in the
+ * process, libgshmem does not link it). Returns a gshmem_status. */
 int gshmemx_init_attr(unsigned int flags, gshmemx_init_attr_t* attr);
 /* Collective. Quiet, barrier, then tears everything down. Safe to call more than once. */
 void gshmem_finalize(void);
@@ -178,6 +180,10 @@ GSHMEM_FOR_WAIT_TYPES(GSHMEM_DECL_WAIT)
 
 void gshmem_fence(void);
 void gshmem_quiet(void);
+/* Completes this PE's operations to the PEs target_pes[0 .. npes) (OpenSHMEM 1.6's
+ * shmem_pe_quiet). It may complete operations to other PEs too (today it does: one channel
+ * serves every peer). A PE out of range is bad input. */
+void gshmem_pe_quiet(const int* target_pes, size_t npes);
 /* Collective over the world: quiet, then synchronise. */
 void gshmem_barrier_all(void);
 /* Collective over the world: synchronise only. */
@@ -232,6 +238,14 @@ int gshmem_signal_wait_until_on_stream(uint64_t* sig_addr, int cmp, uint64_t cmp
 int gshmem_quiet_on_stream(void* stream);
 int gshmem_barrier_all_on_stream(void* stream);
 int gshmem_sync_all_on_stream(void* stream);
+/* barrier and team_sync of a team (collective over it: every member enqueues one), and the
+ * typed waits on a local ivar (later work on the stream waits until it satisfies cmp). */
+int gshmem_barrier_on_stream(gshmem_team_t team, void* stream);
+int gshmem_team_sync_on_stream(gshmem_team_t team, void* stream);
+#define GSHMEM_DECL_WAIT_ON_STREAM(NAME, T) \
+  int gshmem_##NAME##_wait_until_on_stream(T* ivar, int cmp, T cmp_value, void* stream);
+GSHMEM_FOR_WAIT_TYPES(GSHMEM_DECL_WAIT_ON_STREAM)
+#undef GSHMEM_DECL_WAIT_ON_STREAM
 
 /* ---- Teams ----------------------------------------------------------------------------------- */
 
@@ -240,7 +254,9 @@ int gshmem_team_my_pe(gshmem_team_t team);
 int gshmem_team_n_pes(gshmem_team_t team);
 int gshmem_team_get_config(gshmem_team_t team, long config_mask, gshmem_team_config_t* config);
 /* Collective over parent. PEs start, start+stride, ... (size of them, indices in parent) form the
- * new team; the others get GSHMEM_TEAM_INVALID. Returns 0 on success. */
+ * new team; the others get GSHMEM_TEAM_INVALID. Returns 0 on success. A PE that passes
+ * GSHMEM_TEAM_INVALID as the parent (it is in no parent) gets GSHMEM_TEAM_INVALID and 0, so that
+ * every PE may make the same call; so does split_2d. */
 int gshmem_team_split_strided(gshmem_team_t parent, int start, int stride, int size,
                               const gshmem_team_config_t* config, long config_mask,
                               gshmem_team_t* new_team);

@@ -66,10 +66,15 @@ typedef struct {
 typedef struct {
   gshmemx_uniqueid_args_t uid_args;
   int has_uid_args;
+  /* GSHMEMX_INIT_WITH_MPI_COMM: a pointer to the MPI_Comm whose ranks become the PEs (any
+   * communicator; MPI is already initialised by the program, and gshmem finds its functions in
+   * the process, so libgshmem itself does not depend on MPI). */
+  void* mpi_comm;
 } gshmemx_init_attr_t;
 
 #define GSHMEMX_INIT_DEFAULT 0
 #define GSHMEMX_INIT_WITH_UNIQUEID 1
+#define GSHMEMX_INIT_WITH_MPI_COMM 2
 
 /* How bad input on a call without a return value is handled. */
 enum gshmemx_error_mode {

@@ -78,6 +78,53 @@ expect_sum 2 "$("$prefix/bin/oshrun" -n 2 "$work/osh")"
 step "gshmem-info from the prefix"
 info=$("$prefix/bin/gshmem-info" --env)
 grep -q "GSHMEM_SYMMETRIC_SIZE" <<< "$info" || { echo "gshmem-info printed no registry"; exit 1; }
+compat=$(cd "$(dirname "$0")/../compat" && pwd)
+step "find_package(NVSHMEM): an NVSHMEM host program, unchanged (NVSHMEM_INCLUDE_DIR used directly)"
+mkdir -p "$work/nv"
+cp "$compat/nvshmem_host.cpp" "$work/nv/"
+cat > "$work/nv/CMakeLists.txt" <<'SRC'
+cmake_minimum_required(VERSION 3.20)
+project(nvuser LANGUAGES CXX)
+find_package(NVSHMEM REQUIRED)
+# As real build files do: the variables for the includes, the target only as an INTERFACE link.
+add_library(nvdeps INTERFACE)
+target_link_libraries(nvdeps INTERFACE nvshmem::nvshmem_host)
+add_executable(nvhost nvshmem_host.cpp)
+target_include_directories(nvhost PRIVATE ${NVSHMEM_INCLUDE_DIR})
+target_link_libraries(nvhost PRIVATE nvdeps)
+SRC
+cmake -S "$work/nv" -B "$work/nv/build" -DCMAKE_PREFIX_PATH="$prefix" > "$work/nv.log" 2>&1 ||
+  { cat "$work/nv.log"; exit 1; }
+cmake --build "$work/nv/build" > "$work/nv-build.log" 2>&1 || { cat "$work/nv-build.log"; exit 1; }
+out=$("$prefix/bin/gshmemrun" -n 2 "$work/nv/build/nvhost")
+grep -q "nvshmem host program: 2 PEs OK" <<< "$out" || { echo "unexpected output: $out"; exit 1; }
+
+step "g++ nvshmem_host.cpp \$(pkg-config --cflags --libs nvshmem)"
+flags=$(PKG_CONFIG_PATH=$pcdir pkg-config --cflags --libs nvshmem)
+g++ -std=c++17 "$compat/nvshmem_host.cpp" $flags -o "$work/nv_pc"
+out=$("$prefix/bin/gshmemrun" -n 3 "$work/nv_pc")
+grep -q "nvshmem host program: 3 PEs OK" <<< "$out" || { echo "unexpected output: $out"; exit 1; }
+
+nvcc=${CUDACXX:-/usr/local/cuda/bin/nvcc}
+if [[ -x $nvcc && -n $(find "$prefix" -name 'libgshmem_device.a' | head -1) ]]; then
+  step "find_package(NVSHMEM): a CUDA program, -rdc=true, device-linked for sm_90a"
+  mkdir -p "$work/nvcu"
+  cp "$compat/nvshmem_kernel.cu" "$work/nvcu/"
+  cat > "$work/nvcu/CMakeLists.txt" <<'SRC'
+cmake_minimum_required(VERSION 3.24)
+project(nvcuda LANGUAGES CXX CUDA)
+find_package(NVSHMEM REQUIRED)
+add_executable(nvkernel nvshmem_kernel.cu)
+set_target_properties(nvkernel PROPERTIES CUDA_SEPARABLE_COMPILATION ON CUDA_ARCHITECTURES 90a)
+target_link_libraries(nvkernel PRIVATE nvshmem::nvshmem_device nvshmem::nvshmem_host)
+SRC
+  cmake -S "$work/nvcu" -B "$work/nvcu/build" -DCMAKE_PREFIX_PATH="$prefix" \
+        -DCMAKE_CUDA_COMPILER="$nvcc" > "$work/nvcu.log" 2>&1 || { cat "$work/nvcu.log"; exit 1; }
+  cmake --build "$work/nvcu/build" > "$work/nvcu-build.log" 2>&1 ||
+    { cat "$work/nvcu-build.log"; exit 1; }
+  [[ -x $work/nvcu/build/nvkernel ]] || { echo "no nvkernel built"; exit 1; }
+fi
+
 if [[ -f $build/python/gshmem/__init__.py ]]; then
   step "import gshmem from the prefix (PYTHONPATH=\$prefix/lib/python3/dist-packages)"
   cat > "$work/sum.py" <<'SRC'

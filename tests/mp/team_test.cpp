@@ -185,8 +185,13 @@ TEST(Teams, SplitStridedBadArguments) {
     EXPECT_EQ(team, GSHMEM_TEAM_INVALID) << c.why;
   }
   gshmem_team_t team = 12345;
-  EXPECT_NE(gshmem_team_split_strided(GSHMEM_TEAM_INVALID, 0, 1, 1, nullptr, 0, &team), 0);
+  // A PE in no parent (GSHMEM_TEAM_INVALID) gets no team and 0: the split is not an error.
+  EXPECT_EQ(gshmem_team_split_strided(GSHMEM_TEAM_INVALID, 0, 1, 1, nullptr, 0, &team), 0);
   EXPECT_EQ(team, GSHMEM_TEAM_INVALID);
+  gshmem_team_t x = 12345, y = 12345;
+  EXPECT_EQ(gshmem_team_split_2d(GSHMEM_TEAM_INVALID, 2, nullptr, 0, &x, nullptr, 0, &y), 0);
+  EXPECT_EQ(x, GSHMEM_TEAM_INVALID);
+  EXPECT_EQ(y, GSHMEM_TEAM_INVALID);
   EXPECT_NE(gshmem_team_split_strided(GSHMEM_MAX_TEAMS + 1, 0, 1, 1, nullptr, 0, &team), 0);
   EXPECT_NE(gshmem_team_split_strided(parent, 0, 1, 1, nullptr, 0, nullptr), 0);
   // The job is still in step: a good split works.

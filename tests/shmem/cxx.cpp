@@ -53,6 +53,22 @@ int main() {
   CHECK(zs[0] == std::complex<double>(npes * (npes - 1) / 2.0, 1.0 * npes));
   CHECK_EQ(shmem_broadcast(SHMEM_TEAM_WORLD, sums, mine, 2, npes - 1), 0);
   CHECK_EQ(sums[0], npes);
+  // ...and the C99 complex types too (the GNU extension in C++), typed, generic and active-set.
+  static float _Complex cf[2], f[2];
+  static double _Complex cd[2], d[2], work[SHMEM_REDUCE_MIN_WRKDATA_SIZE];
+  static long psync[SHMEM_REDUCE_SYNC_SIZE];
+  for (long& w : psync) w = SHMEM_SYNC_VALUE;
+  __real__ f[0] = 1.0f * me, __imag__ f[0] = 2.0f, __real__ f[1] = 1.0f, __imag__ f[1] = 0.0f;
+  __real__ d[0] = 1.0, __imag__ d[0] = 1.0 * me, __real__ d[1] = 2.0, __imag__ d[1] = 0.0;
+  shmem_barrier_all();
+  CHECK_EQ(shmem_complexf_sum_reduce(SHMEM_TEAM_WORLD, cf, f, 2), 0);
+  CHECK(__real__ cf[0] == npes * (npes - 1) / 2.0f && __imag__ cf[0] == 2.0f * npes);
+  CHECK_EQ(shmem_prod_reduce(SHMEM_TEAM_WORLD, cd, d, 2), 0);
+  CHECK_EQ(__real__ cd[1], 1 << npes);
+  shmem_complexd_sum_to_all(cd, d, 2, 0, 0, npes, work, psync);
+  CHECK(__real__ cd[0] == npes && __imag__ cd[0] == npes * (npes - 1) / 2.0);
+  // shmem_sync in its team form.
+  CHECK_EQ(shmem_sync(SHMEM_TEAM_WORLD), 0);
   if (me == 0) std::printf("cxx: %d PEs OK\n", npes);
   shmem_finalize();
   return 0;

@@ -33,9 +33,10 @@ static void predefined(void) {
   CHECK(shmem_team_get_config(SHMEM_TEAM_INVALID, 0, &config) != 0);
   CHECK_EQ(shmem_team_sync(SHMEM_TEAM_WORLD), 0);
   CHECK_EQ(shmem_team_sync(SHMEM_TEAM_SHARED), 0);
-  /* An invalid parent makes no team, without involving the other PEs. */
+  /* An invalid parent makes no team, without involving the other PEs, and is no error (the PE
+   * is simply in no parent). */
   shmem_team_t none = SHMEM_TEAM_WORLD;
-  CHECK(shmem_team_split_strided(SHMEM_TEAM_INVALID, 0, 1, 1, NULL, 0, &none) != 0);
+  CHECK_EQ(shmem_team_split_strided(SHMEM_TEAM_INVALID, 0, 1, 1, NULL, 0, &none), 0);
   CHECK(none == SHMEM_TEAM_INVALID);
 }
 
@@ -138,6 +139,48 @@ static void world_contexts(void) {
   shmem_barrier_all();
 }
 
+/* Every 2-D split of the world and of the even PEs' team at xrange 1, 2 and 3 (past the team's
+ * size too), on every PE: members translate each row and column member back to the parent and
+ * the world; odd PEs, whose parent is SHMEM_TEAM_INVALID, get two invalid teams and 0. Then
+ * shmem_sync in its team form (C11: by the number of arguments). */
+static void grids_of(shmem_team_t parent) {
+  int pme = shmem_team_my_pe(parent), pn = shmem_team_n_pes(parent);
+  for (int xr = 1; xr <= 3; ++xr) {
+    shmem_team_t x = SHMEM_TEAM_INVALID, y = SHMEM_TEAM_INVALID;
+    CHECK_EQ(shmem_team_split_2d(parent, xr, NULL, 0, &x, NULL, 0, &y), 0);
+    if (parent == SHMEM_TEAM_INVALID) {
+      CHECK(x == SHMEM_TEAM_INVALID && y == SHMEM_TEAM_INVALID);
+      continue;
+    }
+    int cols = xr < pn ? xr : pn;
+    int mx = shmem_team_my_pe(x), my = shmem_team_my_pe(y);
+    CHECK_EQ(mx, pme % cols);
+    CHECK_EQ(my, pme / cols);
+    for (int i = 0; i < shmem_team_n_pes(x); ++i) {
+      CHECK_EQ(shmem_team_translate_pe(x, i, parent), my * cols + i);
+      CHECK_EQ(shmem_team_translate_pe(x, i, SHMEM_TEAM_WORLD),
+               shmem_team_translate_pe(parent, my * cols + i, SHMEM_TEAM_WORLD));
+    }
+    for (int i = 0; i < shmem_team_n_pes(y); ++i)
+      CHECK_EQ(shmem_team_translate_pe(y, i, parent), i * cols + mx);
+    CHECK_EQ(shmem_sync(x), 0);
+    CHECK_EQ(shmem_sync(y), 0);
+    shmem_team_destroy(x);
+    shmem_team_destroy(y);
+  }
+}
+
+static void grids(void) {
+  grids_of(SHMEM_TEAM_WORLD);
+  shmem_team_t even = SHMEM_TEAM_INVALID;
+  CHECK_EQ(shmem_team_split_strided(SHMEM_TEAM_WORLD, 0, 2, (npes - 1) / 2 + 1, NULL, 0, &even),
+           0);
+  CHECK((even != SHMEM_TEAM_INVALID) == (me % 2 == 0));
+  grids_of(even);
+  shmem_team_destroy(even);
+  CHECK_EQ(shmem_sync(SHMEM_TEAM_WORLD), 0);
+}
+
 int main(void) {
   shmem_init();
   me = shmem_my_pe();
@@ -145,6 +188,7 @@ int main(void) {
   predefined();
   evens();
   grid();
+  grids();
   world_contexts();
   if (me == 0) printf("team_ctx: %d PEs OK\n", npes);
   shmem_finalize();

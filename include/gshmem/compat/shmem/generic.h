@@ -6,7 +6,8 @@
  * C++: inline overloads over the same lists (the library's own sources, which define the C
  * names, do not need them and define GSHMEM_COMPAT_BUILDING).
  * Also the deprecated generic names: shmem_fadd, shmem_finc, shmem_add, shmem_inc, shmem_cswap,
- * shmem_swap, shmem_fetch, shmem_set, shmem_wait.
+ * shmem_swap, shmem_fetch, shmem_set, shmem_wait; and shmem_sync in both its forms, the team one
+ * (shmem_sync(team)) and the deprecated active-set one (four arguments).
  */
 #ifndef GSHMEM_COMPAT_SHMEM_GENERIC_H
 #define GSHMEM_COMPAT_SHMEM_GENERIC_H
@@ -185,7 +186,19 @@ void gshmem_compat_no_such_type(void);
 #define shmem_set(dest, value, pe) shmem_atomic_set(dest, value, pe)
 #define shmem_wait(ivar, cmp_value) shmem_wait_until(ivar, SHMEM_CMP_NE, cmp_value)
 
+/* shmem_sync: the team form shmem_sync(team) (returns int) beside the deprecated active-set form
+ * shmem_sync(PE_start, logPE_stride, PE_size, pSync), told apart by the number of arguments. */
+#define GSHMEM_COMPAT_PICK_SYNC(a1, a2, a3, a4, NAME, ...) NAME
+#define shmem_sync(...)                                                                     \
+  GSHMEM_COMPAT_PICK_SYNC(__VA_ARGS__, shmem_sync, gshmem_compat_no_such_type,              \
+                          gshmem_compat_no_such_type, shmem_team_sync, 0)(__VA_ARGS__)
+
 #elif defined(__cplusplus) && !defined(GSHMEM_COMPAT_BUILDING)
+
+/* shmem_sync(team), the team form, beside the deprecated active-set shmem_sync (C linkage). */
+inline int shmem_sync(shmem_team_t team) {
+  return shmem_team_sync(team);
+}
 
 /* Overloads, generated from the same lists, twice per type: CTX is empty or ctx_, and CTXP() and
  * CTXA() write nothing or the leading context parameter and argument. */
@@ -374,6 +387,34 @@ GSHMEM_COMPAT_RMA_GENERIC(GSHMEM_COMPAT_CXX_COLL, )
 GSHMEM_COMPAT_OPS_BITWISE(GSHMEM_COMPAT_CXX_REDUCE_BITWISE, )
 GSHMEM_COMPAT_OPS_MINMAX(GSHMEM_COMPAT_CXX_REDUCE_MINMAX, )
 GSHMEM_COMPAT_OPS_ARITH(GSHMEM_COMPAT_CXX_REDUCE_ARITH, )
+
+#if defined(__GNUC__) || defined(__clang__)
+/* The C99 complex types in C++ (the GNU extension: float _Complex, double _Complex) reach the
+ * complex routines too, typed and generic, team and active-set forms: they have std::complex's
+ * layout. */
+#define GSHMEM_COMPAT_CXX_C99_COMPLEX(NAME, T, OP)                                              \
+  inline int shmem_##NAME##_##OP##_reduce(shmem_team_t t, T _Complex* d, const T _Complex* s,   \
+                                          size_t n) {                                           \
+    return shmem_##NAME##_##OP##_reduce(t, reinterpret_cast<std::complex<T>*>(d),               \
+                                        reinterpret_cast<const std::complex<T>*>(s), n);        \
+  }                                                                                             \
+  inline int shmem_##OP##_reduce(shmem_team_t t, T _Complex* d, const T _Complex* s, size_t n) { \
+    return shmem_##NAME##_##OP##_reduce(t, d, s, n);                                            \
+  }                                                                                             \
+  inline void shmem_##NAME##_##OP##_to_all(T _Complex* d, const T _Complex* s, int n, int start, \
+                                           int log_stride, int size, T _Complex* work,          \
+                                           long* sync) {                                        \
+    shmem_##NAME##_##OP##_to_all(reinterpret_cast<std::complex<T>*>(d),                         \
+                                 reinterpret_cast<const std::complex<T>*>(s), n, start,         \
+                                 log_stride, size, reinterpret_cast<std::complex<T>*>(work),    \
+                                 sync);                                                         \
+  }
+#define GSHMEM_COMPAT_CXX_C99_COMPLEX_OP(OP, A) \
+  GSHMEM_COMPAT_CXX_C99_COMPLEX(complexf, float, OP) GSHMEM_COMPAT_CXX_C99_COMPLEX(complexd, double, OP)
+GSHMEM_COMPAT_OPS_ARITH(GSHMEM_COMPAT_CXX_C99_COMPLEX_OP, )
+#undef GSHMEM_COMPAT_CXX_C99_COMPLEX_OP
+#undef GSHMEM_COMPAT_CXX_C99_COMPLEX
+#endif
 
 /* Deprecated generic names (1.3). */
 template <class T, class V>

@@ -24,6 +24,9 @@ void shmem_fence(void);
 void shmem_quiet(void);
 void shmem_ctx_fence(shmem_ctx_t ctx);
 void shmem_ctx_quiet(shmem_ctx_t ctx);
+/* OpenSHMEM 1.6: completes the operations to target_pes[0 .. npes) (and, here, to every PE). */
+void shmem_pe_quiet(const int* target_pes, size_t npes);
+void shmem_ctx_pe_quiet(shmem_ctx_t ctx, const int* target_pes, size_t npes);
 /* Collective over the world: quiet, then synchronise. */
 void shmem_barrier_all(void);
 /* Collective over the world: synchronise only. */

@@ -22,7 +22,9 @@ int shmem_team_n_pes(shmem_team_t team);
 int shmem_team_get_config(shmem_team_t team, long config_mask, shmem_team_config_t* config);
 /* src_pe of src_team numbered in dest_team, or -1. */
 int shmem_team_translate_pe(shmem_team_t src_team, int src_pe, shmem_team_t dest_team);
-/* Collective over parent_team. Returns 0; PEs left out get SHMEM_TEAM_INVALID. */
+/* Collective over parent_team. Returns 0; PEs left out get SHMEM_TEAM_INVALID. A PE whose
+ * parent_team is SHMEM_TEAM_INVALID creates no team: it gets SHMEM_TEAM_INVALID and 0 (and so
+ * for split_2d, both teams), so every PE may make the same calls. */
 int shmem_team_split_strided(shmem_team_t parent_team, int start, int stride, int size,
                              const shmem_team_config_t* config, long config_mask,
                              shmem_team_t* new_team);
