@@ -22,7 +22,8 @@ int main() {
   nvshmem_init();
   int* d = (int*)nvshmem_malloc(1024 * sizeof(int));
   uint64_t* s = (uint64_t*)nvshmem_calloc(1, 8);
-  cudaStream_t st; cudaStreamCreate(&st);
+  cudaStream_t st;
+  cudaStreamCreate(&st);
   ring<<<1, 128, 0, st>>>(d, d, 1024, s);
   nvshmemx_barrier_all_on_stream(st);
   nvshmemx_int_sum_reduce_on_stream(NVSHMEM_TEAM_WORLD, d, d, 4, st);

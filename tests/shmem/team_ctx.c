@@ -173,8 +173,7 @@ static void grids_of(shmem_team_t parent) {
 static void grids(void) {
   grids_of(SHMEM_TEAM_WORLD);
   shmem_team_t even = SHMEM_TEAM_INVALID;
-  CHECK_EQ(shmem_team_split_strided(SHMEM_TEAM_WORLD, 0, 2, (npes - 1) / 2 + 1, NULL, 0, &even),
-           0);
+  CHECK_EQ(shmem_team_split_strided(SHMEM_TEAM_WORLD, 0, 2, (npes - 1) / 2 + 1, NULL, 0, &even), 0);
   CHECK((even != SHMEM_TEAM_INVALID) == (me % 2 == 0));
   grids_of(even);
   shmem_team_destroy(even);

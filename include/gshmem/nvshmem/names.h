@@ -82,7 +82,12 @@ typedef struct {
   uint64_t uniqueid;
   char padding[48];
 } nvshmem_team_config_t;
-#define NVSHMEM_TEAM_CONFIG_INITIALIZER {(2 << 16) + (int)sizeof(nvshmem_team_config_t), -1, ~0ull, {0}}
+#define NVSHMEM_TEAM_CONFIG_INITIALIZER                          \
+  {                                                              \
+    (2 << 16) + (int)sizeof(nvshmem_team_config_t), -1, ~0ull, { \
+      0                                                          \
+    }                                                            \
+  }
 #define NVSHMEM_TEAM_CONFIG_MASK_NUM_CONTEXTS 0x0000000000000001
 #define NVSHMEM_TEAM_CONFIG_MASK_UNIQUEID 0x0000000000000002
 
@@ -134,8 +139,12 @@ enum nvshmemx_init_status {
   NVSHMEM_STATUS_INVALID = INT_MAX
 };
 
-enum { NVSHMEM_THREAD_SINGLE = 0, NVSHMEM_THREAD_FUNNELED, NVSHMEM_THREAD_SERIALIZED,
-       NVSHMEM_THREAD_MULTIPLE };
+enum {
+  NVSHMEM_THREAD_SINGLE = 0,
+  NVSHMEM_THREAD_FUNNELED,
+  NVSHMEM_THREAD_SERIALIZED,
+  NVSHMEM_THREAD_MULTIPLE
+};
 
 /* nvshmemx_init_attr flags. */
 #define NVSHMEMX_INIT_THREAD_PES 1
@@ -170,17 +179,28 @@ NVSHMEMI_STATIC_ASSERT(sizeof(nvshmemx_init_attr_t) == 144, "NVSHMEM's init attr
 NVSHMEMI_STATIC_ASSERT(sizeof(gshmemx_uniqueid_t) >= NVSHMEM_UNIQUEID_BYTES_RESERVED,
                        "gshmem's unique id text fits NVSHMEM's");
 
-#define NVSHMEMX_UNIQUEID_INITIALIZER {(1 << 16) + (int)sizeof(nvshmemx_uniqueid_t), {0}}
+#define NVSHMEMX_UNIQUEID_INITIALIZER               \
+  {                                                 \
+    (1 << 16) + (int)sizeof(nvshmemx_uniqueid_t), { \
+      0                                             \
+    }                                               \
+  }
 #define NVSHMEMX_UNIQUEID_ARGS_INITIALIZER \
-  {(1 << 16) + (int)sizeof(nvshmemx_uniqueid_args_t), NULL, -1, -1}
-#define NVSHMEMX_INIT_ARGS_INITIALIZER \
-  {(2 << 16) + (int)sizeof(nvshmemx_init_args_t), NVSHMEMX_UNIQUEID_ARGS_INITIALIZER, -1, {0}}
+  { (1 << 16) + (int)sizeof(nvshmemx_uniqueid_args_t), NULL, -1, -1 }
+#define NVSHMEMX_INIT_ARGS_INITIALIZER                                                       \
+  {                                                                                          \
+    (2 << 16) + (int)sizeof(nvshmemx_init_args_t), NVSHMEMX_UNIQUEID_ARGS_INITIALIZER, -1, { \
+      0                                                                                      \
+    }                                                                                        \
+  }
 #define NVSHMEMX_INIT_ATTR_INITIALIZER \
-  {(2 << 16) + (int)sizeof(nvshmemx_init_attr_t), NULL, NVSHMEMX_INIT_ARGS_INITIALIZER}
+  { (2 << 16) + (int)sizeof(nvshmemx_init_attr_t), NULL, NVSHMEMX_INIT_ARGS_INITIALIZER }
 
 /* ---- Set-up, heap, queries (host) ------------------------------------------------------------ */
 
-NVSHMEMI_HOST void nvshmem_init(void) { gshmem_init(); }
+NVSHMEMI_HOST void nvshmem_init(void) {
+  gshmem_init();
+}
 NVSHMEMI_HOST int nvshmem_init_thread(int requested, int* provided) {
   (void)requested;
   gshmem_init();
@@ -193,13 +213,19 @@ NVSHMEMI_HOST void nvshmem_query_thread(int* provided) {
 NVSHMEMI_HOST int nvshmemx_init_status(void) {
   return gshmem_initialized() ? NVSHMEM_STATUS_IS_INITIALIZED : NVSHMEM_STATUS_NOT_INITIALIZED;
 }
-NVSHMEMI_HOST void nvshmem_finalize(void) { gshmem_finalize(); }
+NVSHMEMI_HOST void nvshmem_finalize(void) {
+  gshmem_finalize();
+}
 NVSHMEMI_HOST void nvshmem_info_get_version(int* major, int* minor) {
   if (major) *major = NVSHMEM_MAJOR_VERSION;
   if (minor) *minor = NVSHMEM_MINOR_VERSION;
 }
-NVSHMEMI_HOST void nvshmem_info_get_name(char* name) { gshmem_info_get_name(name); }
-NVSHMEMI_HOST void nvshmem_global_exit(int status) { gshmem_global_exit(status); }
+NVSHMEMI_HOST void nvshmem_info_get_name(char* name) {
+  gshmem_info_get_name(name);
+}
+NVSHMEMI_HOST void nvshmem_global_exit(int status) {
+  gshmem_global_exit(status);
+}
 
 NVSHMEMI_HOST int nvshmemx_get_uniqueid(nvshmemx_uniqueid_t* uid) {
   gshmemx_uniqueid_t g;
@@ -211,8 +237,8 @@ NVSHMEMI_HOST int nvshmemx_get_uniqueid(nvshmemx_uniqueid_t* uid) {
   return rc;
 }
 NVSHMEMI_HOST int nvshmemx_set_attr_uniqueid_args(int myrank, int nranks,
-                                                   const nvshmemx_uniqueid_t* uid,
-                                                   nvshmemx_init_attr_t* attr) {
+                                                  const nvshmemx_uniqueid_t* uid,
+                                                  nvshmemx_init_attr_t* attr) {
   if (!attr || !uid) return NVSHMEMX_ERROR_INVALID_VALUE;
   attr->args.uid_args.version = (1 << 16) + (int)sizeof(nvshmemx_uniqueid_args_t);
   attr->args.uid_args.id = (nvshmemx_uniqueid_t*)uid;
@@ -228,8 +254,8 @@ NVSHMEMI_HOST int nvshmemx_init_attr(unsigned int flags, nvshmemx_init_attr_t* a
     gshmemx_uniqueid_t uid;
     memset(&uid, 0, sizeof uid);
     memcpy(uid.internal, attr->args.uid_args.id->internal, NVSHMEM_UNIQUEID_BYTES_RESERVED);
-    if (gshmemx_set_attr_uniqueid_args(attr->args.uid_args.myrank, attr->args.uid_args.nranks,
-                                       &uid, &g) != 0) {
+    if (gshmemx_set_attr_uniqueid_args(attr->args.uid_args.myrank, attr->args.uid_args.nranks, &uid,
+                                       &g) != 0) {
       return NVSHMEMX_ERROR_INVALID_VALUE;
     }
     gflags |= GSHMEMX_INIT_WITH_UNIQUEID;
@@ -244,21 +270,37 @@ NVSHMEMI_HOST int nvshmemx_init_attr(unsigned int flags, nvshmemx_init_attr_t* a
   return gshmemx_init_attr(gflags, &g) == 0 ? NVSHMEMX_SUCCESS : NVSHMEMX_ERROR_INTERNAL;
 }
 
-NVSHMEMI_HOST void* nvshmem_malloc(size_t size) { return gshmem_malloc(size); }
-NVSHMEMI_HOST void* nvshmem_calloc(size_t count, size_t size) { return gshmem_calloc(count, size); }
+NVSHMEMI_HOST void* nvshmem_malloc(size_t size) {
+  return gshmem_malloc(size);
+}
+NVSHMEMI_HOST void* nvshmem_calloc(size_t count, size_t size) {
+  return gshmem_calloc(count, size);
+}
 NVSHMEMI_HOST void* nvshmem_align(size_t alignment, size_t size) {
   return gshmem_align(alignment, size);
 }
-NVSHMEMI_HOST void nvshmem_free(void* ptr) { gshmem_free(ptr); }
+NVSHMEMI_HOST void nvshmem_free(void* ptr) {
+  gshmem_free(ptr);
+}
 
-NVSHMEMI_BOTH int nvshmem_my_pe(void) { return gshmem_my_pe(); }
-NVSHMEMI_BOTH int nvshmem_n_pes(void) { return gshmem_n_pes(); }
-NVSHMEMI_BOTH void* nvshmem_ptr(const void* ptr, int pe) { return gshmem_ptr(ptr, pe); }
+NVSHMEMI_BOTH int nvshmem_my_pe(void) {
+  return gshmem_my_pe();
+}
+NVSHMEMI_BOTH int nvshmem_n_pes(void) {
+  return gshmem_n_pes();
+}
+NVSHMEMI_BOTH void* nvshmem_ptr(const void* ptr, int pe) {
+  return gshmem_ptr(ptr, pe);
+}
 
 /* ---- Teams ----------------------------------------------------------------------------------- */
 
-NVSHMEMI_BOTH int nvshmem_team_my_pe(nvshmem_team_t team) { return gshmem_team_my_pe(team); }
-NVSHMEMI_BOTH int nvshmem_team_n_pes(nvshmem_team_t team) { return gshmem_team_n_pes(team); }
+NVSHMEMI_BOTH int nvshmem_team_my_pe(nvshmem_team_t team) {
+  return gshmem_team_my_pe(team);
+}
+NVSHMEMI_BOTH int nvshmem_team_n_pes(nvshmem_team_t team) {
+  return gshmem_team_n_pes(team);
+}
 NVSHMEMI_HOST int nvshmem_team_translate_pe(nvshmem_team_t src_team, int src_pe,
                                             nvshmem_team_t dest_team) {
   return gshmem_team_translate_pe(src_team, src_pe, dest_team);
@@ -278,24 +320,26 @@ NVSHMEMI_HOST long nvshmemi_gshmem_team_config(const nvshmem_team_config_t* c, l
   out->num_contexts = c ? c->num_contexts : 0;
   return (c && (mask & NVSHMEM_TEAM_CONFIG_MASK_NUM_CONTEXTS)) ? GSHMEM_TEAM_NUM_CONTEXTS : 0;
 }
-NVSHMEMI_HOST int nvshmem_team_split_strided(nvshmem_team_t parent, int start, int stride,
-                                             int size, const nvshmem_team_config_t* config,
-                                             long config_mask, nvshmem_team_t* new_team) {
+NVSHMEMI_HOST int nvshmem_team_split_strided(nvshmem_team_t parent, int start, int stride, int size,
+                                             const nvshmem_team_config_t* config, long config_mask,
+                                             nvshmem_team_t* new_team) {
   gshmem_team_config_t g;
   long m = nvshmemi_gshmem_team_config(config, config_mask, &g);
   return gshmem_team_split_strided(parent, start, stride, size, &g, m, new_team);
 }
 NVSHMEMI_HOST int nvshmem_team_split_2d(nvshmem_team_t parent, int xrange,
-                                        const nvshmem_team_config_t* xaxis_config,
-                                        long xaxis_mask, nvshmem_team_t* xaxis_team,
-                                        const nvshmem_team_config_t* yaxis_config,
-                                        long yaxis_mask, nvshmem_team_t* yaxis_team) {
+                                        const nvshmem_team_config_t* xaxis_config, long xaxis_mask,
+                                        nvshmem_team_t* xaxis_team,
+                                        const nvshmem_team_config_t* yaxis_config, long yaxis_mask,
+                                        nvshmem_team_t* yaxis_team) {
   gshmem_team_config_t gx, gy;
   long mx = nvshmemi_gshmem_team_config(xaxis_config, xaxis_mask, &gx);
   long my = nvshmemi_gshmem_team_config(yaxis_config, yaxis_mask, &gy);
   return gshmem_team_split_2d(parent, xrange, &gx, mx, xaxis_team, &gy, my, yaxis_team);
 }
-NVSHMEMI_HOST void nvshmem_team_destroy(nvshmem_team_t team) { gshmem_team_destroy(team); }
+NVSHMEMI_HOST void nvshmem_team_destroy(nvshmem_team_t team) {
+  gshmem_team_destroy(team);
+}
 
 /* ---- RMA ------------------------------------------------------------------------------------- */
 
@@ -312,8 +356,7 @@ NVSHMEMI_BOTH void nvshmem_getmem_nbi(void* dest, const void* source, size_t byt
   gshmem_getmem_nbi(dest, source, bytes, pe);
 }
 NVSHMEMI_BOTH void nvshmemx_putmem_signal(void* dest, const void* source, size_t bytes,
-                                          uint64_t* sig_addr, uint64_t signal, int sig_op,
-                                          int pe) {
+                                          uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) {
   gshmem_putmem_signal(dest, source, bytes, sig_addr, signal, nvshmemi_gshmem_sig_op(sig_op), pe);
 }
 NVSHMEMI_BOTH void nvshmem_putmem_signal(void* dest, const void* source, size_t bytes,
@@ -328,22 +371,24 @@ NVSHMEMI_BOTH void nvshmem_putmem_signal_nbi(void* dest, const void* source, siz
 }
 
 #define NVSHMEMI_RMA(NAME, T)                                                                      \
-  NVSHMEMI_BOTH void nvshmem_##NAME##_put(T* dest, const T* source, size_t nelems, int pe) {      \
+  NVSHMEMI_BOTH void nvshmem_##NAME##_put(T* dest, const T* source, size_t nelems, int pe) {       \
     gshmem_##NAME##_put(dest, source, nelems, pe);                                                 \
   }                                                                                                \
-  NVSHMEMI_BOTH void nvshmem_##NAME##_put_nbi(T* dest, const T* source, size_t nelems, int pe) {  \
+  NVSHMEMI_BOTH void nvshmem_##NAME##_put_nbi(T* dest, const T* source, size_t nelems, int pe) {   \
     gshmem_##NAME##_put_nbi(dest, source, nelems, pe);                                             \
   }                                                                                                \
-  NVSHMEMI_BOTH void nvshmem_##NAME##_get(T* dest, const T* source, size_t nelems, int pe) {      \
+  NVSHMEMI_BOTH void nvshmem_##NAME##_get(T* dest, const T* source, size_t nelems, int pe) {       \
     gshmem_##NAME##_get(dest, source, nelems, pe);                                                 \
   }                                                                                                \
-  NVSHMEMI_BOTH void nvshmem_##NAME##_get_nbi(T* dest, const T* source, size_t nelems, int pe) {  \
+  NVSHMEMI_BOTH void nvshmem_##NAME##_get_nbi(T* dest, const T* source, size_t nelems, int pe) {   \
     gshmem_##NAME##_get_nbi(dest, source, nelems, pe);                                             \
   }                                                                                                \
-  NVSHMEMI_BOTH void nvshmem_##NAME##_p(T* dest, T value, int pe) {                               \
+  NVSHMEMI_BOTH void nvshmem_##NAME##_p(T* dest, T value, int pe) {                                \
     gshmem_##NAME##_p(dest, value, pe);                                                            \
   }                                                                                                \
-  NVSHMEMI_BOTH T nvshmem_##NAME##_g(const T* source, int pe) { return gshmem_##NAME##_g(source, pe); } \
+  NVSHMEMI_BOTH T nvshmem_##NAME##_g(const T* source, int pe) {                                    \
+    return gshmem_##NAME##_g(source, pe);                                                          \
+  }                                                                                                \
   NVSHMEMI_BOTH void nvshmem_##NAME##_iput(T* dest, const T* source, ptrdiff_t dst, ptrdiff_t sst, \
                                            size_t nelems, int pe) {                                \
     gshmem_##NAME##_iput(dest, source, dst, sst, nelems, pe);                                      \
@@ -352,13 +397,13 @@ NVSHMEMI_BOTH void nvshmem_putmem_signal_nbi(void* dest, const void* source, siz
                                            size_t nelems, int pe) {                                \
     gshmem_##NAME##_iget(dest, source, dst, sst, nelems, pe);                                      \
   }                                                                                                \
-  NVSHMEMI_BOTH void nvshmem_##NAME##_put_signal(T* dest, const T* source, size_t nelems,         \
+  NVSHMEMI_BOTH void nvshmem_##NAME##_put_signal(T* dest, const T* source, size_t nelems,          \
                                                  uint64_t* sig_addr, uint64_t signal, int sig_op,  \
                                                  int pe) {                                         \
     gshmem_##NAME##_put_signal(dest, source, nelems, sig_addr, signal,                             \
                                nvshmemi_gshmem_sig_op(sig_op), pe);                                \
   }                                                                                                \
-  NVSHMEMI_BOTH void nvshmem_##NAME##_put_signal_nbi(T* dest, const T* source, size_t nelems,     \
+  NVSHMEMI_BOTH void nvshmem_##NAME##_put_signal_nbi(T* dest, const T* source, size_t nelems,      \
                                                      uint64_t* sig_addr, uint64_t signal,          \
                                                      int sig_op, int pe) {                         \
     gshmem_##NAME##_put_signal_nbi(dest, source, nelems, sig_addr, signal,                         \
@@ -367,79 +412,79 @@ NVSHMEMI_BOTH void nvshmem_putmem_signal_nbi(void* dest, const void* source, siz
 GSHMEM_FOR_RMA_TYPES(NVSHMEMI_RMA)
 #undef NVSHMEMI_RMA
 
-#define NVSHMEMI_SIZED(BITS)                                                                  \
+#define NVSHMEMI_SIZED(BITS)                                                                    \
   NVSHMEMI_BOTH void nvshmem_put##BITS(void* dest, const void* source, size_t nelems, int pe) { \
-    gshmem_put##BITS(dest, source, nelems, pe);                                                \
-  }                                                                                           \
-  NVSHMEMI_BOTH void nvshmem_put##BITS##_nbi(void* dest, const void* source, size_t nelems,   \
-                                             int pe) {                                        \
-    gshmem_put##BITS##_nbi(dest, source, nelems, pe);                                          \
-  }                                                                                           \
+    gshmem_put##BITS(dest, source, nelems, pe);                                                 \
+  }                                                                                             \
+  NVSHMEMI_BOTH void nvshmem_put##BITS##_nbi(void* dest, const void* source, size_t nelems,     \
+                                             int pe) {                                          \
+    gshmem_put##BITS##_nbi(dest, source, nelems, pe);                                           \
+  }                                                                                             \
   NVSHMEMI_BOTH void nvshmem_get##BITS(void* dest, const void* source, size_t nelems, int pe) { \
-    gshmem_get##BITS(dest, source, nelems, pe);                                                \
-  }                                                                                           \
-  NVSHMEMI_BOTH void nvshmem_get##BITS##_nbi(void* dest, const void* source, size_t nelems,   \
-                                             int pe) {                                        \
-    gshmem_get##BITS##_nbi(dest, source, nelems, pe);                                          \
-  }                                                                                           \
-  NVSHMEMI_BOTH void nvshmem_iput##BITS(void* dest, const void* source, ptrdiff_t dst,        \
-                                        ptrdiff_t sst, size_t nelems, int pe) {               \
-    gshmem_iput##BITS(dest, source, dst, sst, nelems, pe);                                     \
-  }                                                                                           \
-  NVSHMEMI_BOTH void nvshmem_iget##BITS(void* dest, const void* source, ptrdiff_t dst,        \
-                                        ptrdiff_t sst, size_t nelems, int pe) {               \
-    gshmem_iget##BITS(dest, source, dst, sst, nelems, pe);                                     \
+    gshmem_get##BITS(dest, source, nelems, pe);                                                 \
+  }                                                                                             \
+  NVSHMEMI_BOTH void nvshmem_get##BITS##_nbi(void* dest, const void* source, size_t nelems,     \
+                                             int pe) {                                          \
+    gshmem_get##BITS##_nbi(dest, source, nelems, pe);                                           \
+  }                                                                                             \
+  NVSHMEMI_BOTH void nvshmem_iput##BITS(void* dest, const void* source, ptrdiff_t dst,          \
+                                        ptrdiff_t sst, size_t nelems, int pe) {                 \
+    gshmem_iput##BITS(dest, source, dst, sst, nelems, pe);                                      \
+  }                                                                                             \
+  NVSHMEMI_BOTH void nvshmem_iget##BITS(void* dest, const void* source, ptrdiff_t dst,          \
+                                        ptrdiff_t sst, size_t nelems, int pe) {                 \
+    gshmem_iget##BITS(dest, source, dst, sst, nelems, pe);                                      \
   }
 GSHMEM_FOR_SIZES(NVSHMEMI_SIZED)
 #undef NVSHMEMI_SIZED
 
 /* ---- Atomics --------------------------------------------------------------------------------- */
 
-#define NVSHMEMI_AMO_EXT(NAME, T)                                                          \
-  NVSHMEMI_BOTH T nvshmem_##NAME##_atomic_fetch(const T* source, int pe) {                 \
-    return gshmem_##NAME##_atomic_fetch(source, pe);                                        \
-  }                                                                                        \
-  NVSHMEMI_BOTH void nvshmem_##NAME##_atomic_set(T* dest, T value, int pe) {               \
-    gshmem_##NAME##_atomic_set(dest, value, pe);                                            \
-  }                                                                                        \
-  NVSHMEMI_BOTH T nvshmem_##NAME##_atomic_swap(T* dest, T value, int pe) {                 \
-    return gshmem_##NAME##_atomic_swap(dest, value, pe);                                    \
+#define NVSHMEMI_AMO_EXT(NAME, T)                                            \
+  NVSHMEMI_BOTH T nvshmem_##NAME##_atomic_fetch(const T* source, int pe) {   \
+    return gshmem_##NAME##_atomic_fetch(source, pe);                         \
+  }                                                                          \
+  NVSHMEMI_BOTH void nvshmem_##NAME##_atomic_set(T* dest, T value, int pe) { \
+    gshmem_##NAME##_atomic_set(dest, value, pe);                             \
+  }                                                                          \
+  NVSHMEMI_BOTH T nvshmem_##NAME##_atomic_swap(T* dest, T value, int pe) {   \
+    return gshmem_##NAME##_atomic_swap(dest, value, pe);                     \
   }
 #define NVSHMEMI_AMO(NAME, T)                                                              \
   NVSHMEMI_AMO_EXT(NAME, T)                                                                \
   NVSHMEMI_BOTH T nvshmem_##NAME##_atomic_compare_swap(T* dest, T cond, T value, int pe) { \
-    return gshmem_##NAME##_atomic_compare_swap(dest, cond, value, pe);                      \
+    return gshmem_##NAME##_atomic_compare_swap(dest, cond, value, pe);                     \
   }                                                                                        \
   NVSHMEMI_BOTH T nvshmem_##NAME##_atomic_fetch_inc(T* dest, int pe) {                     \
-    return gshmem_##NAME##_atomic_fetch_inc(dest, pe);                                      \
+    return gshmem_##NAME##_atomic_fetch_inc(dest, pe);                                     \
   }                                                                                        \
   NVSHMEMI_BOTH void nvshmem_##NAME##_atomic_inc(T* dest, int pe) {                        \
-    gshmem_##NAME##_atomic_inc(dest, pe);                                                   \
+    gshmem_##NAME##_atomic_inc(dest, pe);                                                  \
   }                                                                                        \
   NVSHMEMI_BOTH T nvshmem_##NAME##_atomic_fetch_add(T* dest, T value, int pe) {            \
-    return gshmem_##NAME##_atomic_fetch_add(dest, value, pe);                               \
+    return gshmem_##NAME##_atomic_fetch_add(dest, value, pe);                              \
   }                                                                                        \
   NVSHMEMI_BOTH void nvshmem_##NAME##_atomic_add(T* dest, T value, int pe) {               \
-    gshmem_##NAME##_atomic_add(dest, value, pe);                                            \
+    gshmem_##NAME##_atomic_add(dest, value, pe);                                           \
   }
-#define NVSHMEMI_AMO_BITWISE(NAME, T)                                                      \
-  NVSHMEMI_BOTH T nvshmem_##NAME##_atomic_fetch_and(T* dest, T value, int pe) {            \
-    return gshmem_##NAME##_atomic_fetch_and(dest, value, pe);                               \
-  }                                                                                        \
-  NVSHMEMI_BOTH void nvshmem_##NAME##_atomic_and(T* dest, T value, int pe) {               \
-    gshmem_##NAME##_atomic_and(dest, value, pe);                                            \
-  }                                                                                        \
-  NVSHMEMI_BOTH T nvshmem_##NAME##_atomic_fetch_or(T* dest, T value, int pe) {             \
-    return gshmem_##NAME##_atomic_fetch_or(dest, value, pe);                                \
-  }                                                                                        \
-  NVSHMEMI_BOTH void nvshmem_##NAME##_atomic_or(T* dest, T value, int pe) {                \
-    gshmem_##NAME##_atomic_or(dest, value, pe);                                             \
-  }                                                                                        \
-  NVSHMEMI_BOTH T nvshmem_##NAME##_atomic_fetch_xor(T* dest, T value, int pe) {            \
-    return gshmem_##NAME##_atomic_fetch_xor(dest, value, pe);                               \
-  }                                                                                        \
-  NVSHMEMI_BOTH void nvshmem_##NAME##_atomic_xor(T* dest, T value, int pe) {               \
-    gshmem_##NAME##_atomic_xor(dest, value, pe);                                            \
+#define NVSHMEMI_AMO_BITWISE(NAME, T)                                           \
+  NVSHMEMI_BOTH T nvshmem_##NAME##_atomic_fetch_and(T* dest, T value, int pe) { \
+    return gshmem_##NAME##_atomic_fetch_and(dest, value, pe);                   \
+  }                                                                             \
+  NVSHMEMI_BOTH void nvshmem_##NAME##_atomic_and(T* dest, T value, int pe) {    \
+    gshmem_##NAME##_atomic_and(dest, value, pe);                                \
+  }                                                                             \
+  NVSHMEMI_BOTH T nvshmem_##NAME##_atomic_fetch_or(T* dest, T value, int pe) {  \
+    return gshmem_##NAME##_atomic_fetch_or(dest, value, pe);                    \
+  }                                                                             \
+  NVSHMEMI_BOTH void nvshmem_##NAME##_atomic_or(T* dest, T value, int pe) {     \
+    gshmem_##NAME##_atomic_or(dest, value, pe);                                 \
+  }                                                                             \
+  NVSHMEMI_BOTH T nvshmem_##NAME##_atomic_fetch_xor(T* dest, T value, int pe) { \
+    return gshmem_##NAME##_atomic_fetch_xor(dest, value, pe);                   \
+  }                                                                             \
+  NVSHMEMI_BOTH void nvshmem_##NAME##_atomic_xor(T* dest, T value, int pe) {    \
+    gshmem_##NAME##_atomic_xor(dest, value, pe);                                \
   }
 GSHMEM_FOR_AMO_TYPES(NVSHMEMI_AMO)
 GSHMEM_FOR_AMO_BITWISE_TYPES(NVSHMEMI_AMO_BITWISE)
@@ -448,7 +493,8 @@ GSHMEM_FOR_AMO_EXTENDED_TYPES(NVSHMEMI_AMO_EXT)
 #undef NVSHMEMI_AMO
 #undef NVSHMEMI_AMO_EXT
 
-/* ---- Signals, waits, ordering, synchronisation ------------------------------------------------ */
+/* ---- Signals, waits, ordering, synchronisation ------------------------------------------------
+ */
 
 NVSHMEMI_BOTH void nvshmemx_signal_op(uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) {
   gshmem_signal_op(sig_addr, signal, nvshmemi_gshmem_sig_op(sig_op), pe);
@@ -461,10 +507,10 @@ NVSHMEMI_BOTH uint64_t nvshmem_signal_wait_until(uint64_t* sig_addr, int cmp, ui
 }
 
 #define NVSHMEMI_WAIT(NAME, T)                                                                     \
-  NVSHMEMI_BOTH void nvshmem_##NAME##_wait_until(T* ivar, int cmp, T cmp_value) {                 \
+  NVSHMEMI_BOTH void nvshmem_##NAME##_wait_until(T* ivar, int cmp, T cmp_value) {                  \
     gshmem_##NAME##_wait_until(ivar, cmp, cmp_value);                                              \
   }                                                                                                \
-  NVSHMEMI_BOTH void nvshmem_##NAME##_wait_until_all(T* ivars, size_t nelems, const int* status,  \
+  NVSHMEMI_BOTH void nvshmem_##NAME##_wait_until_all(T* ivars, size_t nelems, const int* status,   \
                                                      int cmp, T cmp_value) {                       \
     gshmem_##NAME##_wait_until_all(ivars, nelems, status, cmp, cmp_value);                         \
   }                                                                                                \
@@ -472,134 +518,144 @@ NVSHMEMI_BOTH uint64_t nvshmem_signal_wait_until(uint64_t* sig_addr, int cmp, ui
                                                        int cmp, T cmp_value) {                     \
     return gshmem_##NAME##_wait_until_any(ivars, nelems, status, cmp, cmp_value);                  \
   }                                                                                                \
-  NVSHMEMI_BOTH size_t nvshmem_##NAME##_wait_until_some(T* ivars, size_t nelems, size_t* indices, \
+  NVSHMEMI_BOTH size_t nvshmem_##NAME##_wait_until_some(T* ivars, size_t nelems, size_t* indices,  \
                                                         const int* status, int cmp, T cmp_value) { \
     return gshmem_##NAME##_wait_until_some(ivars, nelems, indices, status, cmp, cmp_value);        \
   }                                                                                                \
-  NVSHMEMI_BOTH void nvshmem_##NAME##_wait_until_all_vector(T* ivars, size_t nelems,              \
-                                                            const int* status, int cmp,            \
-                                                            T* cmp_values) {                       \
+  NVSHMEMI_BOTH void nvshmem_##NAME##_wait_until_all_vector(                                       \
+      T* ivars, size_t nelems, const int* status, int cmp, T* cmp_values) {                        \
     gshmem_##NAME##_wait_until_all_vector(ivars, nelems, status, cmp, cmp_values);                 \
   }                                                                                                \
-  NVSHMEMI_BOTH size_t nvshmem_##NAME##_wait_until_any_vector(T* ivars, size_t nelems,            \
-                                                              const int* status, int cmp,          \
-                                                              T* cmp_values) {                     \
+  NVSHMEMI_BOTH size_t nvshmem_##NAME##_wait_until_any_vector(                                     \
+      T* ivars, size_t nelems, const int* status, int cmp, T* cmp_values) {                        \
     return gshmem_##NAME##_wait_until_any_vector(ivars, nelems, status, cmp, cmp_values);          \
   }                                                                                                \
-  NVSHMEMI_BOTH size_t nvshmem_##NAME##_wait_until_some_vector(T* ivars, size_t nelems,           \
-                                                               size_t* indices, const int* status, \
-                                                               int cmp, T* cmp_values) {           \
+  NVSHMEMI_BOTH size_t nvshmem_##NAME##_wait_until_some_vector(                                    \
+      T* ivars, size_t nelems, size_t* indices, const int* status, int cmp, T* cmp_values) {       \
     return gshmem_##NAME##_wait_until_some_vector(ivars, nelems, indices, status, cmp,             \
                                                   cmp_values);                                     \
   }                                                                                                \
-  NVSHMEMI_BOTH int nvshmem_##NAME##_test(T* ivar, int cmp, T cmp_value) {                        \
+  NVSHMEMI_BOTH int nvshmem_##NAME##_test(T* ivar, int cmp, T cmp_value) {                         \
     return gshmem_##NAME##_test(ivar, cmp, cmp_value);                                             \
   }                                                                                                \
   NVSHMEMI_BOTH int nvshmem_##NAME##_test_all(T* ivars, size_t nelems, const int* status, int cmp, \
                                               T cmp_value) {                                       \
     return gshmem_##NAME##_test_all(ivars, nelems, status, cmp, cmp_value);                        \
   }                                                                                                \
-  NVSHMEMI_BOTH size_t nvshmem_##NAME##_test_any(T* ivars, size_t nelems, const int* status,      \
+  NVSHMEMI_BOTH size_t nvshmem_##NAME##_test_any(T* ivars, size_t nelems, const int* status,       \
                                                  int cmp, T cmp_value) {                           \
     return gshmem_##NAME##_test_any(ivars, nelems, status, cmp, cmp_value);                        \
   }                                                                                                \
-  NVSHMEMI_BOTH size_t nvshmem_##NAME##_test_some(T* ivars, size_t nelems, size_t* indices,       \
+  NVSHMEMI_BOTH size_t nvshmem_##NAME##_test_some(T* ivars, size_t nelems, size_t* indices,        \
                                                   const int* status, int cmp, T cmp_value) {       \
     return gshmem_##NAME##_test_some(ivars, nelems, indices, status, cmp, cmp_value);              \
   }                                                                                                \
-  NVSHMEMI_BOTH int nvshmem_##NAME##_test_all_vector(T* ivars, size_t nelems, const int* status,  \
+  NVSHMEMI_BOTH int nvshmem_##NAME##_test_all_vector(T* ivars, size_t nelems, const int* status,   \
                                                      int cmp, T* cmp_values) {                     \
     return gshmem_##NAME##_test_all_vector(ivars, nelems, status, cmp, cmp_values);                \
   }                                                                                                \
-  NVSHMEMI_BOTH size_t nvshmem_##NAME##_test_any_vector(T* ivars, size_t nelems,                  \
-                                                        const int* status, int cmp,                \
-                                                        T* cmp_values) {                           \
+  NVSHMEMI_BOTH size_t nvshmem_##NAME##_test_any_vector(                                           \
+      T* ivars, size_t nelems, const int* status, int cmp, T* cmp_values) {                        \
     return gshmem_##NAME##_test_any_vector(ivars, nelems, status, cmp, cmp_values);                \
   }                                                                                                \
-  NVSHMEMI_BOTH size_t nvshmem_##NAME##_test_some_vector(T* ivars, size_t nelems, size_t* indices, \
-                                                         const int* status, int cmp,               \
-                                                         T* cmp_values) {                          \
+  NVSHMEMI_BOTH size_t nvshmem_##NAME##_test_some_vector(                                          \
+      T* ivars, size_t nelems, size_t* indices, const int* status, int cmp, T* cmp_values) {       \
     return gshmem_##NAME##_test_some_vector(ivars, nelems, indices, status, cmp, cmp_values);      \
   }
 GSHMEM_FOR_WAIT_TYPES(NVSHMEMI_WAIT)
 #undef NVSHMEMI_WAIT
 
-NVSHMEMI_BOTH void nvshmem_fence(void) { gshmem_fence(); }
-NVSHMEMI_BOTH void nvshmem_quiet(void) { gshmem_quiet(); }
-NVSHMEMI_BOTH void nvshmem_barrier_all(void) { gshmem_barrier_all(); }
-NVSHMEMI_BOTH void nvshmem_sync_all(void) { gshmem_sync_all(); }
-NVSHMEMI_BOTH int nvshmem_barrier(nvshmem_team_t team) { return gshmem_barrier(team); }
-NVSHMEMI_BOTH int nvshmem_team_sync(nvshmem_team_t team) { return gshmem_team_sync(team); }
+NVSHMEMI_BOTH void nvshmem_fence(void) {
+  gshmem_fence();
+}
+NVSHMEMI_BOTH void nvshmem_quiet(void) {
+  gshmem_quiet();
+}
+NVSHMEMI_BOTH void nvshmem_barrier_all(void) {
+  gshmem_barrier_all();
+}
+NVSHMEMI_BOTH void nvshmem_sync_all(void) {
+  gshmem_sync_all();
+}
+NVSHMEMI_BOTH int nvshmem_barrier(nvshmem_team_t team) {
+  return gshmem_barrier(team);
+}
+NVSHMEMI_BOTH int nvshmem_team_sync(nvshmem_team_t team) {
+  return gshmem_team_sync(team);
+}
 
-/* ---- Collectives on teams (host; blocking, or on a stream below) ------------------------------ */
+/* ---- Collectives on teams (host; blocking, or on a stream below) ------------------------------
+ */
 
 /* NVSHMEM's integer type names for collectives, X(NAME, T, gshmem_datatype_t). */
-#define NVSHMEMI_W(T, S, U)                                                                  \
-  ((gshmem_datatype_t)(sizeof(T) == 8 ? (S ? GSHMEM_INT64 : GSHMEM_UINT64)                     \
-                       : sizeof(T) == 4 ? (S ? GSHMEM_INT32 : GSHMEM_UINT32)                   \
-                       : sizeof(T) == 2 ? (S ? GSHMEM_INT16 : GSHMEM_UINT16)                   \
+#define NVSHMEMI_W(T, S, U)                                                  \
+  ((gshmem_datatype_t)(sizeof(T) == 8   ? (S ? GSHMEM_INT64 : GSHMEM_UINT64) \
+                       : sizeof(T) == 4 ? (S ? GSHMEM_INT32 : GSHMEM_UINT32) \
+                       : sizeof(T) == 2 ? (S ? GSHMEM_INT16 : GSHMEM_UINT16) \
                                         : (S ? GSHMEM_INT8 : GSHMEM_UINT8)))
-#define NVSHMEMI_FOR_INT_REDUCE_TYPES(X)                                                        \
-  X(char, char, NVSHMEMI_W(char, CHAR_MIN < 0, 0)) X(schar, signed char, GSHMEM_INT8)          \
-  X(short, short, GSHMEM_INT16) X(int, int, GSHMEM_INT32) X(long, long, NVSHMEMI_W(long, 1, 0)) \
-  X(longlong, long long, GSHMEM_INT64) X(uchar, unsigned char, GSHMEM_UINT8)                  \
-  X(ushort, unsigned short, GSHMEM_UINT16) X(uint, unsigned int, GSHMEM_UINT32)               \
-  X(ulong, unsigned long, NVSHMEMI_W(unsigned long, 0, 0))                                    \
-  X(ulonglong, unsigned long long, GSHMEM_UINT64) X(int8, int8_t, GSHMEM_INT8)                \
-  X(int16, int16_t, GSHMEM_INT16) X(int32, int32_t, GSHMEM_INT32) X(int64, int64_t, GSHMEM_INT64) \
-  X(uint8, uint8_t, GSHMEM_UINT8) X(uint16, uint16_t, GSHMEM_UINT16)                          \
-  X(uint32, uint32_t, GSHMEM_UINT32) X(uint64, uint64_t, GSHMEM_UINT64)                       \
-  X(size, size_t, NVSHMEMI_W(size_t, 0, 0)) X(ptrdiff, ptrdiff_t, NVSHMEMI_W(ptrdiff_t, 1, 0))
+#define NVSHMEMI_FOR_INT_REDUCE_TYPES(X)                                                           \
+  X(char, char, NVSHMEMI_W(char, CHAR_MIN < 0, 0))                                                 \
+  X(schar, signed char, GSHMEM_INT8) X(short, short, GSHMEM_INT16) X(int, int, GSHMEM_INT32)       \
+      X(long, long, NVSHMEMI_W(long, 1, 0)) X(longlong, long long, GSHMEM_INT64)                   \
+          X(uchar, unsigned char, GSHMEM_UINT8) X(ushort, unsigned short, GSHMEM_UINT16)           \
+              X(uint, unsigned int, GSHMEM_UINT32)                                                 \
+                  X(ulong, unsigned long, NVSHMEMI_W(unsigned long, 0, 0))                         \
+                      X(ulonglong, unsigned long long, GSHMEM_UINT64) X(int8, int8_t, GSHMEM_INT8) \
+                          X(int16, int16_t, GSHMEM_INT16) X(int32, int32_t, GSHMEM_INT32)          \
+                              X(int64, int64_t, GSHMEM_INT64) X(uint8, uint8_t, GSHMEM_UINT8)      \
+                                  X(uint16, uint16_t, GSHMEM_UINT16)                               \
+                                      X(uint32, uint32_t, GSHMEM_UINT32)                           \
+                                          X(uint64, uint64_t, GSHMEM_UINT64)                       \
+                                              X(size, size_t, NVSHMEMI_W(size_t, 0, 0)) X(         \
+                                                  ptrdiff, ptrdiff_t, NVSHMEMI_W(ptrdiff_t, 1, 0))
 
-#define NVSHMEMI_REDUCE_OP(NAME, T, DT, OP, GOP)                                                   \
+#define NVSHMEMI_REDUCE_OP(NAME, T, DT, OP, GOP)                                                  \
   NVSHMEMI_HOST int nvshmem_##NAME##_##OP##_reduce(nvshmem_team_t team, T* dest, const T* source, \
                                                    size_t nreduce) {                              \
     return gshmem_allreduce(team, dest, source, nreduce, DT, GOP, NULL);                          \
   }                                                                                               \
   NVSHMEMI_REDUCE_OP_STREAM(NAME, T, DT, OP, GOP)
-#define NVSHMEMI_MOVE(NAME, T, DT)                                                                 \
-  NVSHMEMI_HOST int nvshmem_##NAME##_fcollect(nvshmem_team_t team, T* dest, const T* source,      \
-                                              size_t nelems) {                                    \
-    return gshmem_allgather(team, dest, source, nelems, DT, NULL);                                \
-  }                                                                                               \
-  NVSHMEMI_HOST int nvshmem_##NAME##_alltoall(nvshmem_team_t team, T* dest, const T* source,      \
-                                              size_t nelems) {                                    \
-    return gshmem_alltoall(team, dest, source, nelems, DT, NULL);                                 \
-  }                                                                                               \
-  NVSHMEMI_HOST int nvshmem_##NAME##_broadcast(nvshmem_team_t team, T* dest, const T* source,     \
-                                               size_t nelems, int PE_root) {                      \
-    return gshmem_broadcast(team, dest, source, nelems, DT, PE_root, NULL);                       \
-  }                                                                                               \
+#define NVSHMEMI_MOVE(NAME, T, DT)                                                            \
+  NVSHMEMI_HOST int nvshmem_##NAME##_fcollect(nvshmem_team_t team, T* dest, const T* source,  \
+                                              size_t nelems) {                                \
+    return gshmem_allgather(team, dest, source, nelems, DT, NULL);                            \
+  }                                                                                           \
+  NVSHMEMI_HOST int nvshmem_##NAME##_alltoall(nvshmem_team_t team, T* dest, const T* source,  \
+                                              size_t nelems) {                                \
+    return gshmem_alltoall(team, dest, source, nelems, DT, NULL);                             \
+  }                                                                                           \
+  NVSHMEMI_HOST int nvshmem_##NAME##_broadcast(nvshmem_team_t team, T* dest, const T* source, \
+                                               size_t nelems, int PE_root) {                  \
+    return gshmem_broadcast(team, dest, source, nelems, DT, PE_root, NULL);                   \
+  }                                                                                           \
   NVSHMEMI_MOVE_STREAM(NAME, T, DT)
 
 #if NVSHMEMI_HAVE_STREAMS
-#define NVSHMEMI_REDUCE_OP_STREAM(NAME, T, DT, OP, GOP)                                          \
-  NVSHMEMI_HOST int nvshmemx_##NAME##_##OP##_reduce_on_stream(                                   \
-      nvshmem_team_t team, T* dest, const T* source, size_t nreduce, cudaStream_t stream) {      \
-    return gshmem_allreduce(team, dest, source, nreduce, DT, GOP, (void*)stream);               \
+#define NVSHMEMI_REDUCE_OP_STREAM(NAME, T, DT, OP, GOP)                                     \
+  NVSHMEMI_HOST int nvshmemx_##NAME##_##OP##_reduce_on_stream(                              \
+      nvshmem_team_t team, T* dest, const T* source, size_t nreduce, cudaStream_t stream) { \
+    return gshmem_allreduce(team, dest, source, nreduce, DT, GOP, (void*)stream);           \
   }
-#define NVSHMEMI_MOVE_STREAM(NAME, T, DT)                                                        \
-  NVSHMEMI_HOST int nvshmemx_##NAME##_fcollect_on_stream(nvshmem_team_t team, T* dest,          \
-                                                         const T* source, size_t nelems,        \
-                                                         cudaStream_t stream) {                 \
-    return gshmem_allgather(team, dest, source, nelems, DT, (void*)stream);                     \
-  }                                                                                             \
-  NVSHMEMI_HOST int nvshmemx_##NAME##_alltoall_on_stream(nvshmem_team_t team, T* dest,          \
-                                                         const T* source, size_t nelems,        \
-                                                         cudaStream_t stream) {                 \
-    return gshmem_alltoall(team, dest, source, nelems, DT, (void*)stream);                      \
-  }                                                                                             \
-  NVSHMEMI_HOST int nvshmemx_##NAME##_broadcast_on_stream(nvshmem_team_t team, T* dest,         \
-                                                          const T* source, size_t nelems,       \
-                                                          int PE_root, cudaStream_t stream) {   \
-    return gshmem_broadcast(team, dest, source, nelems, DT, PE_root, (void*)stream);            \
+#define NVSHMEMI_MOVE_STREAM(NAME, T, DT)                                                     \
+  NVSHMEMI_HOST int nvshmemx_##NAME##_fcollect_on_stream(                                     \
+      nvshmem_team_t team, T* dest, const T* source, size_t nelems, cudaStream_t stream) {    \
+    return gshmem_allgather(team, dest, source, nelems, DT, (void*)stream);                   \
+  }                                                                                           \
+  NVSHMEMI_HOST int nvshmemx_##NAME##_alltoall_on_stream(                                     \
+      nvshmem_team_t team, T* dest, const T* source, size_t nelems, cudaStream_t stream) {    \
+    return gshmem_alltoall(team, dest, source, nelems, DT, (void*)stream);                    \
+  }                                                                                           \
+  NVSHMEMI_HOST int nvshmemx_##NAME##_broadcast_on_stream(nvshmem_team_t team, T* dest,       \
+                                                          const T* source, size_t nelems,     \
+                                                          int PE_root, cudaStream_t stream) { \
+    return gshmem_broadcast(team, dest, source, nelems, DT, PE_root, (void*)stream);          \
   }
 #else
 #define NVSHMEMI_REDUCE_OP_STREAM(NAME, T, DT, OP, GOP)
 #define NVSHMEMI_MOVE_STREAM(NAME, T, DT)
 #endif
 
-#define NVSHMEMI_INT_COLL(NAME, T, DT)             \
+#define NVSHMEMI_INT_COLL(NAME, T, DT)               \
   NVSHMEMI_REDUCE_OP(NAME, T, DT, and, GSHMEM_BAND)  \
   NVSHMEMI_REDUCE_OP(NAME, T, DT, or, GSHMEM_BOR)    \
   NVSHMEMI_REDUCE_OP(NAME, T, DT, xor, GSHMEM_BXOR)  \
@@ -608,7 +664,7 @@ NVSHMEMI_BOTH int nvshmem_team_sync(nvshmem_team_t team) { return gshmem_team_sy
   NVSHMEMI_REDUCE_OP(NAME, T, DT, sum, GSHMEM_SUM)   \
   NVSHMEMI_REDUCE_OP(NAME, T, DT, prod, GSHMEM_PROD) \
   NVSHMEMI_MOVE(NAME, T, DT)
-#define NVSHMEMI_FLOAT_COLL(NAME, T, DT)         \
+#define NVSHMEMI_FLOAT_COLL(NAME, T, DT)             \
   NVSHMEMI_REDUCE_OP(NAME, T, DT, max, GSHMEM_MAX)   \
   NVSHMEMI_REDUCE_OP(NAME, T, DT, min, GSHMEM_MIN)   \
   NVSHMEMI_REDUCE_OP(NAME, T, DT, sum, GSHMEM_SUM)   \
@@ -641,7 +697,8 @@ NVSHMEMI_HOST int nvshmem_broadcastmem(nvshmem_team_t team, void* dest, const vo
   return gshmem_broadcast(team, dest, source, nelems, GSHMEM_UINT8, PE_root, NULL);
 }
 
-/* ---- On-stream calls --------------------------------------------------------------------------- */
+/* ---- On-stream calls ---------------------------------------------------------------------------
+ */
 
 #if NVSHMEMI_HAVE_STREAMS
 NVSHMEMI_HOST void nvshmemx_putmem_on_stream(void* dest, const void* source, size_t bytes, int pe,
@@ -661,8 +718,8 @@ NVSHMEMI_HOST void nvshmemx_getmem_nbi_on_stream(void* dest, const void* source,
   gshmem_getmem_on_stream(dest, source, bytes, pe, (void*)stream);
 }
 NVSHMEMI_HOST void nvshmemx_putmem_signal_on_stream(void* dest, const void* source, size_t bytes,
-                                                    uint64_t* sig_addr, uint64_t signal,
-                                                    int sig_op, int pe, cudaStream_t stream) {
+                                                    uint64_t* sig_addr, uint64_t signal, int sig_op,
+                                                    int pe, cudaStream_t stream) {
   gshmem_putmem_signal_on_stream(dest, source, bytes, sig_addr, signal,
                                  nvshmemi_gshmem_sig_op(sig_op), pe, (void*)stream);
 }
@@ -696,51 +753,49 @@ NVSHMEMI_HOST int nvshmemx_barrier_on_stream(nvshmem_team_t team, cudaStream_t s
 NVSHMEMI_HOST int nvshmemx_team_sync_on_stream(nvshmem_team_t team, cudaStream_t stream) {
   return gshmem_team_sync_on_stream(team, (void*)stream);
 }
-#define NVSHMEMI_WAIT_STREAM(NAME, T)                                                        \
-  NVSHMEMI_HOST void nvshmemx_##NAME##_wait_until_on_stream(T* ivar, int cmp, T cmp_value,   \
-                                                            cudaStream_t stream) {          \
-    gshmem_##NAME##_wait_until_on_stream(ivar, cmp, cmp_value, (void*)stream);               \
+#define NVSHMEMI_WAIT_STREAM(NAME, T)                                                      \
+  NVSHMEMI_HOST void nvshmemx_##NAME##_wait_until_on_stream(T* ivar, int cmp, T cmp_value, \
+                                                            cudaStream_t stream) {         \
+    gshmem_##NAME##_wait_until_on_stream(ivar, cmp, cmp_value, (void*)stream);             \
   }
 GSHMEM_FOR_WAIT_TYPES(NVSHMEMI_WAIT_STREAM)
 #undef NVSHMEMI_WAIT_STREAM
 /* Typed and sized puts and gets on a stream: the byte forms with nelems of the type. */
-#define NVSHMEMI_RMA_STREAM(NAME, T)                                                          \
-  NVSHMEMI_HOST void nvshmemx_##NAME##_put_on_stream(T* dest, const T* source, size_t nelems, \
-                                                     int pe, cudaStream_t stream) {           \
-    gshmem_putmem_on_stream(dest, source, nelems * sizeof(T), pe, (void*)stream);             \
-  }                                                                                           \
-  NVSHMEMI_HOST void nvshmemx_##NAME##_put_nbi_on_stream(T* dest, const T* source,            \
-                                                         size_t nelems, int pe,               \
-                                                         cudaStream_t stream) {               \
-    gshmem_putmem_on_stream(dest, source, nelems * sizeof(T), pe, (void*)stream);             \
-  }                                                                                           \
-  NVSHMEMI_HOST void nvshmemx_##NAME##_get_on_stream(T* dest, const T* source, size_t nelems, \
-                                                     int pe, cudaStream_t stream) {           \
-    gshmem_getmem_on_stream(dest, source, nelems * sizeof(T), pe, (void*)stream);             \
-  }                                                                                           \
-  NVSHMEMI_HOST void nvshmemx_##NAME##_get_nbi_on_stream(T* dest, const T* source,            \
-                                                         size_t nelems, int pe,               \
-                                                         cudaStream_t stream) {               \
-    gshmem_getmem_on_stream(dest, source, nelems * sizeof(T), pe, (void*)stream);             \
+#define NVSHMEMI_RMA_STREAM(NAME, T)                                                              \
+  NVSHMEMI_HOST void nvshmemx_##NAME##_put_on_stream(T* dest, const T* source, size_t nelems,     \
+                                                     int pe, cudaStream_t stream) {               \
+    gshmem_putmem_on_stream(dest, source, nelems * sizeof(T), pe, (void*)stream);                 \
+  }                                                                                               \
+  NVSHMEMI_HOST void nvshmemx_##NAME##_put_nbi_on_stream(T* dest, const T* source, size_t nelems, \
+                                                         int pe, cudaStream_t stream) {           \
+    gshmem_putmem_on_stream(dest, source, nelems * sizeof(T), pe, (void*)stream);                 \
+  }                                                                                               \
+  NVSHMEMI_HOST void nvshmemx_##NAME##_get_on_stream(T* dest, const T* source, size_t nelems,     \
+                                                     int pe, cudaStream_t stream) {               \
+    gshmem_getmem_on_stream(dest, source, nelems * sizeof(T), pe, (void*)stream);                 \
+  }                                                                                               \
+  NVSHMEMI_HOST void nvshmemx_##NAME##_get_nbi_on_stream(T* dest, const T* source, size_t nelems, \
+                                                         int pe, cudaStream_t stream) {           \
+    gshmem_getmem_on_stream(dest, source, nelems * sizeof(T), pe, (void*)stream);                 \
   }
 GSHMEM_FOR_RMA_TYPES(NVSHMEMI_RMA_STREAM)
 #undef NVSHMEMI_RMA_STREAM
-#define NVSHMEMI_SIZED_STREAM(BITS)                                                            \
-  NVSHMEMI_HOST void nvshmemx_put##BITS##_on_stream(void* dest, const void* source,           \
-                                                    size_t nelems, int pe, cudaStream_t s) {  \
-    gshmem_putmem_on_stream(dest, source, nelems * (BITS / 8), pe, (void*)s);                 \
-  }                                                                                            \
-  NVSHMEMI_HOST void nvshmemx_put##BITS##_nbi_on_stream(void* dest, const void* source,       \
-                                                        size_t nelems, int pe, cudaStream_t s) { \
-    gshmem_putmem_on_stream(dest, source, nelems * (BITS / 8), pe, (void*)s);                 \
-  }                                                                                            \
-  NVSHMEMI_HOST void nvshmemx_get##BITS##_on_stream(void* dest, const void* source,           \
-                                                    size_t nelems, int pe, cudaStream_t s) {  \
-    gshmem_getmem_on_stream(dest, source, nelems * (BITS / 8), pe, (void*)s);                 \
-  }                                                                                            \
-  NVSHMEMI_HOST void nvshmemx_get##BITS##_nbi_on_stream(void* dest, const void* source,       \
-                                                        size_t nelems, int pe, cudaStream_t s) { \
-    gshmem_getmem_on_stream(dest, source, nelems * (BITS / 8), pe, (void*)s);                 \
+#define NVSHMEMI_SIZED_STREAM(BITS)                                                                \
+  NVSHMEMI_HOST void nvshmemx_put##BITS##_on_stream(void* dest, const void* source, size_t nelems, \
+                                                    int pe, cudaStream_t s) {                      \
+    gshmem_putmem_on_stream(dest, source, nelems*(BITS / 8), pe, (void*)s);                        \
+  }                                                                                                \
+  NVSHMEMI_HOST void nvshmemx_put##BITS##_nbi_on_stream(void* dest, const void* source,            \
+                                                        size_t nelems, int pe, cudaStream_t s) {   \
+    gshmem_putmem_on_stream(dest, source, nelems*(BITS / 8), pe, (void*)s);                        \
+  }                                                                                                \
+  NVSHMEMI_HOST void nvshmemx_get##BITS##_on_stream(void* dest, const void* source, size_t nelems, \
+                                                    int pe, cudaStream_t s) {                      \
+    gshmem_getmem_on_stream(dest, source, nelems*(BITS / 8), pe, (void*)s);                        \
+  }                                                                                                \
+  NVSHMEMI_HOST void nvshmemx_get##BITS##_nbi_on_stream(void* dest, const void* source,            \
+                                                        size_t nelems, int pe, cudaStream_t s) {   \
+    gshmem_getmem_on_stream(dest, source, nelems*(BITS / 8), pe, (void*)s);                        \
   }
 GSHMEM_FOR_SIZES(NVSHMEMI_SIZED_STREAM)
 #undef NVSHMEMI_SIZED_STREAM
@@ -773,8 +828,7 @@ NVSHMEMI_HOST int nvshmemx_cumodule_init(CUmodule module) {
   return gshmemx_cumodule_init((void*)module) == 0 ? NVSHMEMX_SUCCESS : NVSHMEMX_ERROR_INTERNAL;
 }
 NVSHMEMI_HOST int nvshmemx_cumodule_finalize(CUmodule module) {
-  return gshmemx_cumodule_finalize((void*)module) == 0 ? NVSHMEMX_SUCCESS
-                                                        : NVSHMEMX_ERROR_INTERNAL;
+  return gshmemx_cumodule_finalize((void*)module) == 0 ? NVSHMEMX_SUCCESS : NVSHMEMX_ERROR_INTERNAL;
 }
 #if CUDA_VERSION >= 12000
 NVSHMEMI_HOST int nvshmemx_culibrary_init(CUlibrary library) {
@@ -782,7 +836,7 @@ NVSHMEMI_HOST int nvshmemx_culibrary_init(CUlibrary library) {
 }
 NVSHMEMI_HOST int nvshmemx_culibrary_finalize(CUlibrary library) {
   return gshmemx_culibrary_finalize((void*)library) == 0 ? NVSHMEMX_SUCCESS
-                                                          : NVSHMEMX_ERROR_INTERNAL;
+                                                         : NVSHMEMX_ERROR_INTERNAL;
 }
 #endif
 #endif
@@ -790,49 +844,53 @@ NVSHMEMI_HOST int nvshmemx_culibrary_finalize(CUlibrary library) {
 /* ---- Kernel-only group forms (_warp: a converged warp; _block: every thread of the block) ---- */
 
 #if defined(__CUDACC__)
-#define NVSHMEMI_GROUP(SUFFIX)                                                                     \
+#define NVSHMEMI_GROUP(SUFFIX)                                                                    \
   NVSHMEMI_DEVICE void nvshmemx_putmem_##SUFFIX(void* dest, const void* source, size_t bytes,     \
-                                                int pe) {                                          \
-    gshmem_putmem_##SUFFIX(dest, source, bytes, pe);                                               \
-  }                                                                                                \
+                                                int pe) {                                         \
+    gshmem_putmem_##SUFFIX(dest, source, bytes, pe);                                              \
+  }                                                                                               \
   NVSHMEMI_DEVICE void nvshmemx_putmem_nbi_##SUFFIX(void* dest, const void* source, size_t bytes, \
-                                                    int pe) {                                      \
-    gshmem_putmem_nbi_##SUFFIX(dest, source, bytes, pe);                                           \
-  }                                                                                                \
+                                                    int pe) {                                     \
+    gshmem_putmem_nbi_##SUFFIX(dest, source, bytes, pe);                                          \
+  }                                                                                               \
   NVSHMEMI_DEVICE void nvshmemx_getmem_##SUFFIX(void* dest, const void* source, size_t bytes,     \
-                                                int pe) {                                          \
-    gshmem_getmem_##SUFFIX(dest, source, bytes, pe);                                               \
-  }                                                                                                \
+                                                int pe) {                                         \
+    gshmem_getmem_##SUFFIX(dest, source, bytes, pe);                                              \
+  }                                                                                               \
   NVSHMEMI_DEVICE void nvshmemx_getmem_nbi_##SUFFIX(void* dest, const void* source, size_t bytes, \
-                                                    int pe) {                                      \
-    gshmem_getmem_nbi_##SUFFIX(dest, source, bytes, pe);                                           \
-  }                                                                                                \
+                                                    int pe) {                                     \
+    gshmem_getmem_nbi_##SUFFIX(dest, source, bytes, pe);                                          \
+  }                                                                                               \
   NVSHMEMI_DEVICE void nvshmemx_putmem_signal_##SUFFIX(void* dest, const void* source,            \
-                                                       size_t bytes, uint64_t* sig_addr,           \
-                                                       uint64_t signal, int sig_op, int pe) {      \
-    gshmem_putmem_signal_##SUFFIX(dest, source, bytes, sig_addr, signal,                           \
-                                  nvshmemi_gshmem_sig_op(sig_op), pe);                             \
-  }                                                                                                \
+                                                       size_t bytes, uint64_t* sig_addr,          \
+                                                       uint64_t signal, int sig_op, int pe) {     \
+    gshmem_putmem_signal_##SUFFIX(dest, source, bytes, sig_addr, signal,                          \
+                                  nvshmemi_gshmem_sig_op(sig_op), pe);                            \
+  }                                                                                               \
   NVSHMEMI_DEVICE void nvshmemx_putmem_signal_nbi_##SUFFIX(void* dest, const void* source,        \
-                                                           size_t bytes, uint64_t* sig_addr,       \
-                                                           uint64_t signal, int sig_op, int pe) {  \
-    gshmem_putmem_signal_nbi_##SUFFIX(dest, source, bytes, sig_addr, signal,                       \
-                                      nvshmemi_gshmem_sig_op(sig_op), pe);                         \
-  }                                                                                                \
-  NVSHMEMI_DEVICE void nvshmemx_barrier_all_##SUFFIX(void) { gshmem_barrier_all_##SUFFIX(); }     \
-  NVSHMEMI_DEVICE void nvshmemx_sync_all_##SUFFIX(void) { gshmem_sync_all_##SUFFIX(); }           \
+                                                           size_t bytes, uint64_t* sig_addr,      \
+                                                           uint64_t signal, int sig_op, int pe) { \
+    gshmem_putmem_signal_nbi_##SUFFIX(dest, source, bytes, sig_addr, signal,                      \
+                                      nvshmemi_gshmem_sig_op(sig_op), pe);                        \
+  }                                                                                               \
+  NVSHMEMI_DEVICE void nvshmemx_barrier_all_##SUFFIX(void) {                                      \
+    gshmem_barrier_all_##SUFFIX();                                                                \
+  }                                                                                               \
+  NVSHMEMI_DEVICE void nvshmemx_sync_all_##SUFFIX(void) {                                         \
+    gshmem_sync_all_##SUFFIX();                                                                   \
+  }                                                                                               \
   NVSHMEMI_DEVICE int nvshmemx_barrier_##SUFFIX(nvshmem_team_t team) {                            \
-    return gshmem_barrier_##SUFFIX(team);                                                          \
-  }                                                                                                \
+    return gshmem_barrier_##SUFFIX(team);                                                         \
+  }                                                                                               \
   NVSHMEMI_DEVICE int nvshmemx_team_sync_##SUFFIX(nvshmem_team_t team) {                          \
-    return gshmem_team_sync_##SUFFIX(team);                                                        \
+    return gshmem_team_sync_##SUFFIX(team);                                                       \
   }
 NVSHMEMI_GROUP(warp)
 NVSHMEMI_GROUP(block)
 #undef NVSHMEMI_GROUP
 
 #define NVSHMEMI_RMA_GROUP_OF(NAME, T, SUFFIX)                                                     \
-  NVSHMEMI_DEVICE void nvshmemx_##NAME##_put_##SUFFIX(T* dest, const T* source, size_t nelems,    \
+  NVSHMEMI_DEVICE void nvshmemx_##NAME##_put_##SUFFIX(T* dest, const T* source, size_t nelems,     \
                                                       int pe) {                                    \
     gshmem_##NAME##_put_##SUFFIX(dest, source, nelems, pe);                                        \
   }                                                                                                \
@@ -840,7 +898,7 @@ NVSHMEMI_GROUP(block)
                                                           int pe) {                                \
     gshmem_##NAME##_put_nbi_##SUFFIX(dest, source, nelems, pe);                                    \
   }                                                                                                \
-  NVSHMEMI_DEVICE void nvshmemx_##NAME##_get_##SUFFIX(T* dest, const T* source, size_t nelems,    \
+  NVSHMEMI_DEVICE void nvshmemx_##NAME##_get_##SUFFIX(T* dest, const T* source, size_t nelems,     \
                                                       int pe) {                                    \
     gshmem_##NAME##_get_##SUFFIX(dest, source, nelems, pe);                                        \
   }                                                                                                \
@@ -848,13 +906,13 @@ NVSHMEMI_GROUP(block)
                                                           int pe) {                                \
     gshmem_##NAME##_get_nbi_##SUFFIX(dest, source, nelems, pe);                                    \
   }                                                                                                \
-  NVSHMEMI_DEVICE void nvshmemx_##NAME##_put_signal_##SUFFIX(T* dest, const T* source,            \
-                                                             size_t nelems, uint64_t* sig_addr,    \
-                                                             uint64_t signal, int sig_op, int pe) { \
+  NVSHMEMI_DEVICE void nvshmemx_##NAME##_put_signal_##SUFFIX(                                      \
+      T* dest, const T* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op,    \
+      int pe) {                                                                                    \
     gshmem_##NAME##_put_signal_##SUFFIX(dest, source, nelems, sig_addr, signal,                    \
                                         nvshmemi_gshmem_sig_op(sig_op), pe);                       \
   }                                                                                                \
-  NVSHMEMI_DEVICE void nvshmemx_##NAME##_put_signal_nbi_##SUFFIX(                                 \
+  NVSHMEMI_DEVICE void nvshmemx_##NAME##_put_signal_nbi_##SUFFIX(                                  \
       T* dest, const T* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op,    \
       int pe) {                                                                                    \
     gshmem_##NAME##_put_signal_nbi_##SUFFIX(dest, source, nelems, sig_addr, signal,                \
@@ -866,22 +924,22 @@ GSHMEM_FOR_RMA_TYPES(NVSHMEMI_RMA_GROUP)
 #undef NVSHMEMI_RMA_GROUP
 #undef NVSHMEMI_RMA_GROUP_OF
 
-#define NVSHMEMI_SIZED_GROUP_OF(BITS, SUFFIX)                                                    \
-  NVSHMEMI_DEVICE void nvshmemx_put##BITS##_##SUFFIX(void* dest, const void* source,            \
-                                                     size_t nelems, int pe) {                   \
-    gshmem_put##BITS##_##SUFFIX(dest, source, nelems, pe);                                       \
-  }                                                                                              \
-  NVSHMEMI_DEVICE void nvshmemx_put##BITS##_nbi_##SUFFIX(void* dest, const void* source,        \
-                                                         size_t nelems, int pe) {               \
-    gshmem_put##BITS##_nbi_##SUFFIX(dest, source, nelems, pe);                                   \
-  }                                                                                              \
-  NVSHMEMI_DEVICE void nvshmemx_get##BITS##_##SUFFIX(void* dest, const void* source,            \
-                                                     size_t nelems, int pe) {                   \
-    gshmem_get##BITS##_##SUFFIX(dest, source, nelems, pe);                                       \
-  }                                                                                              \
-  NVSHMEMI_DEVICE void nvshmemx_get##BITS##_nbi_##SUFFIX(void* dest, const void* source,        \
-                                                         size_t nelems, int pe) {               \
-    gshmem_get##BITS##_nbi_##SUFFIX(dest, source, nelems, pe);                                   \
+#define NVSHMEMI_SIZED_GROUP_OF(BITS, SUFFIX)                                            \
+  NVSHMEMI_DEVICE void nvshmemx_put##BITS##_##SUFFIX(void* dest, const void* source,     \
+                                                     size_t nelems, int pe) {            \
+    gshmem_put##BITS##_##SUFFIX(dest, source, nelems, pe);                               \
+  }                                                                                      \
+  NVSHMEMI_DEVICE void nvshmemx_put##BITS##_nbi_##SUFFIX(void* dest, const void* source, \
+                                                         size_t nelems, int pe) {        \
+    gshmem_put##BITS##_nbi_##SUFFIX(dest, source, nelems, pe);                           \
+  }                                                                                      \
+  NVSHMEMI_DEVICE void nvshmemx_get##BITS##_##SUFFIX(void* dest, const void* source,     \
+                                                     size_t nelems, int pe) {            \
+    gshmem_get##BITS##_##SUFFIX(dest, source, nelems, pe);                               \
+  }                                                                                      \
+  NVSHMEMI_DEVICE void nvshmemx_get##BITS##_nbi_##SUFFIX(void* dest, const void* source, \
+                                                         size_t nelems, int pe) {        \
+    gshmem_get##BITS##_nbi_##SUFFIX(dest, source, nelems, pe);                           \
   }
 #define NVSHMEMI_SIZED_GROUP(BITS) \
   NVSHMEMI_SIZED_GROUP_OF(BITS, warp) NVSHMEMI_SIZED_GROUP_OF(BITS, block)

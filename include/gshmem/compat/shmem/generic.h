@@ -189,9 +189,10 @@ void gshmem_compat_no_such_type(void);
 /* shmem_sync: the team form shmem_sync(team) (returns int) beside the deprecated active-set form
  * shmem_sync(PE_start, logPE_stride, PE_size, pSync), told apart by the number of arguments. */
 #define GSHMEM_COMPAT_PICK_SYNC(a1, a2, a3, a4, NAME, ...) NAME
-#define shmem_sync(...)                                                                     \
-  GSHMEM_COMPAT_PICK_SYNC(__VA_ARGS__, shmem_sync, gshmem_compat_no_such_type,              \
-                          gshmem_compat_no_such_type, shmem_team_sync, 0)(__VA_ARGS__)
+#define shmem_sync(...)                                                        \
+  GSHMEM_COMPAT_PICK_SYNC(__VA_ARGS__, shmem_sync, gshmem_compat_no_such_type, \
+                          gshmem_compat_no_such_type, shmem_team_sync, 0)      \
+  (__VA_ARGS__)
 
 #elif defined(__cplusplus) && !defined(GSHMEM_COMPAT_BUILDING)
 
@@ -392,25 +393,25 @@ GSHMEM_COMPAT_OPS_ARITH(GSHMEM_COMPAT_CXX_REDUCE_ARITH, )
 /* The C99 complex types in C++ (the GNU extension: float _Complex, double _Complex) reach the
  * complex routines too, typed and generic, team and active-set forms: they have std::complex's
  * layout. */
-#define GSHMEM_COMPAT_CXX_C99_COMPLEX(NAME, T, OP)                                              \
-  inline int shmem_##NAME##_##OP##_reduce(shmem_team_t t, T _Complex* d, const T _Complex* s,   \
-                                          size_t n) {                                           \
-    return shmem_##NAME##_##OP##_reduce(t, reinterpret_cast<std::complex<T>*>(d),               \
-                                        reinterpret_cast<const std::complex<T>*>(s), n);        \
-  }                                                                                             \
+#define GSHMEM_COMPAT_CXX_C99_COMPLEX(NAME, T, OP)                                               \
+  inline int shmem_##NAME##_##OP##_reduce(shmem_team_t t, T _Complex* d, const T _Complex* s,    \
+                                          size_t n) {                                            \
+    return shmem_##NAME##_##OP##_reduce(t, reinterpret_cast<std::complex<T>*>(d),                \
+                                        reinterpret_cast<const std::complex<T>*>(s), n);         \
+  }                                                                                              \
   inline int shmem_##OP##_reduce(shmem_team_t t, T _Complex* d, const T _Complex* s, size_t n) { \
-    return shmem_##NAME##_##OP##_reduce(t, d, s, n);                                            \
-  }                                                                                             \
+    return shmem_##NAME##_##OP##_reduce(t, d, s, n);                                             \
+  }                                                                                              \
   inline void shmem_##NAME##_##OP##_to_all(T _Complex* d, const T _Complex* s, int n, int start, \
-                                           int log_stride, int size, T _Complex* work,          \
-                                           long* sync) {                                        \
-    shmem_##NAME##_##OP##_to_all(reinterpret_cast<std::complex<T>*>(d),                         \
-                                 reinterpret_cast<const std::complex<T>*>(s), n, start,         \
-                                 log_stride, size, reinterpret_cast<std::complex<T>*>(work),    \
-                                 sync);                                                         \
+                                           int log_stride, int size, T _Complex* work,           \
+                                           long* sync) {                                         \
+    shmem_##NAME##_##OP##_to_all(                                                                \
+        reinterpret_cast<std::complex<T>*>(d), reinterpret_cast<const std::complex<T>*>(s), n,   \
+        start, log_stride, size, reinterpret_cast<std::complex<T>*>(work), sync);                \
   }
-#define GSHMEM_COMPAT_CXX_C99_COMPLEX_OP(OP, A) \
-  GSHMEM_COMPAT_CXX_C99_COMPLEX(complexf, float, OP) GSHMEM_COMPAT_CXX_C99_COMPLEX(complexd, double, OP)
+#define GSHMEM_COMPAT_CXX_C99_COMPLEX_OP(OP, A)      \
+  GSHMEM_COMPAT_CXX_C99_COMPLEX(complexf, float, OP) \
+  GSHMEM_COMPAT_CXX_C99_COMPLEX(complexd, double, OP)
 GSHMEM_COMPAT_OPS_ARITH(GSHMEM_COMPAT_CXX_C99_COMPLEX_OP, )
 #undef GSHMEM_COMPAT_CXX_C99_COMPLEX_OP
 #undef GSHMEM_COMPAT_CXX_C99_COMPLEX
