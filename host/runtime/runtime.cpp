@@ -136,6 +136,10 @@ void Runtime::build_context() {
   ctx_.teams = teams_->table();
   ctx_.channel = network_ ? network_->channel() : nullptr;
   ctx_.host_runtime = this;
+  ctx_.coll_area_off = teams_->coll_area_offset(0);
+  ctx_.coll_area_stride = teams_->coll_area_offset(1) - teams_->coll_area_offset(0);
+  ctx_.coll_pool_off = teams_->coll_pool_offset();
+  ctx_.coll_pool_bytes = teams_->coll_pool_bytes();
   // Each PE keeps one thread busy (its proxy thread sleeps unless the PE computes).
   bool oversubscribed = int(mesh_->local_pes().size()) > cpus_available();
   ctx_.flags = oversubscribed ? uint32_t(kCtxOversubscribed) : 0u;

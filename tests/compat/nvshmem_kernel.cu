@@ -16,6 +16,10 @@ __global__ void ring(int* dst, const int* src, size_t n, uint64_t* sig) {
     nvshmem_uint64_atomic_add(sig, 0, peer);
   }
   nvshmemx_barrier_all_block();
+  // Collectives on a team, from the kernel: one thread, then the whole block.
+  if (threadIdx.x == 0) nvshmem_int_sum_reduce(NVSHMEM_TEAM_WORLD, dst, dst, 4);
+  nvshmemx_int_fcollect_block(NVSHMEM_TEAM_WORLD, dst + 8 * npes, dst, 8);
+  if (threadIdx.x < 32) nvshmemx_int_max_reduce_warp(NVSHMEM_TEAM_WORLD, dst, dst, 4);
   cooperative_groups::this_thread_block().sync();
 }
 int main() {

@@ -128,7 +128,7 @@ CONFIGURE=(cmake -S "$SRC" -B "$BUILD" "${GEN[@]}" -DCMAKE_BUILD_TYPE=RelWithDeb
   -DGSHMEM_BUILD_PERFTEST=ON)
 PERF_TARGETS="gshmem_dev_put_bw gshmem_dev_get_bw gshmem_dev_p_latency gshmem_dev_put_signal_ping_pong gshmem_dev_barrier_latency"
 TEST_TARGETS=""
-[ "$TESTS_ON" = ON ] && TEST_TARGETS="gpu_rma gpu_signal gpu_amo gpu_sync gpu_cxx gpu_graph gpu_coll gpu_badinput_test gpu_badinput_child"
+[ "$TESTS_ON" = ON ] && TEST_TARGETS="gpu_rma gpu_signal gpu_amo gpu_sync gpu_cxx gpu_graph gpu_coll gpu_team_coll gpu_badinput_test gpu_badinput_child"
 if [ $CONFIGURE_ONLY = 1 ]; then
   "${CONFIGURE[@]}" && cmake --build "$BUILD" --target gshmemrun gshmem_device_ring $PERF_TARGETS \
     $TEST_TARGETS -- -n >/dev/null && say "configure-only: ${GEN[*]:-Unix Makefiles} configures and dry-runs"
@@ -158,7 +158,7 @@ RUN=$BUILD/gshmemrun
 export GSHMEM_TIMEOUT=30
 if [ "$TESTS_ON" = ON ]; then
   say "## tests (2 PEs on the one GPU; logs test_*.log)"
-  for t in gpu_rma gpu_signal gpu_amo gpu_sync gpu_cxx gpu_graph gpu_coll gpu_badinput_test; do
+  for t in gpu_rma gpu_signal gpu_amo gpu_sync gpu_cxx gpu_graph gpu_coll gpu_team_coll gpu_badinput_test; do
     exe=$BUILD/tests/gpu/$t
     if [ ! -x "$exe" ]; then
       say "test $t: NOT BUILT"

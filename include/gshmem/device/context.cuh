@@ -58,6 +58,13 @@ struct DeviceContext {
   const TeamInfo* teams;
   detail::ChannelDevice* channel;  // nullptr: no network transport
   void* host_runtime;              // opaque; the host slow paths find their runtime through it
+  // The collectives' state in the heap (gshmem/coll/workspace.cuh), for collectives called from
+  // kernels: team slot t's area at coll_area_off + t * coll_area_stride, the scratch pool at
+  // coll_pool_off (coll_pool_bytes). 0 when the collectives reserved none.
+  uint64_t coll_area_off;
+  uint64_t coll_area_stride;
+  uint64_t coll_pool_off;
+  uint64_t coll_pool_bytes;
 };
 static_assert(std::is_trivially_copyable_v<DeviceContext>);
 static_assert(std::is_standard_layout_v<DeviceContext>);

@@ -22,6 +22,7 @@
 #if defined(__CUDACC__)
 #include <cooperative_groups.h>
 #include <cuda_runtime.h>
+#include <gshmem/coll/capi.cuh>
 #include <gshmem/device/capi.cuh>
 #define NVSHMEMI_HOST static inline __host__
 #define NVSHMEMI_BOTH static inline __host__ __device__
@@ -593,41 +594,86 @@ NVSHMEMI_BOTH int nvshmem_team_sync(nvshmem_team_t team) {
                        : sizeof(T) == 4 ? (S ? GSHMEM_INT32 : GSHMEM_UINT32) \
                        : sizeof(T) == 2 ? (S ? GSHMEM_INT16 : GSHMEM_UINT16) \
                                         : (S ? GSHMEM_INT8 : GSHMEM_UINT8)))
-#define NVSHMEMI_FOR_INT_REDUCE_TYPES(X)                                                           \
-  X(char, char, NVSHMEMI_W(char, CHAR_MIN < 0, 0))                                                 \
-  X(schar, signed char, GSHMEM_INT8) X(short, short, GSHMEM_INT16) X(int, int, GSHMEM_INT32)       \
-      X(long, long, NVSHMEMI_W(long, 1, 0)) X(longlong, long long, GSHMEM_INT64)                   \
-          X(uchar, unsigned char, GSHMEM_UINT8) X(ushort, unsigned short, GSHMEM_UINT16)           \
-              X(uint, unsigned int, GSHMEM_UINT32)                                                 \
-                  X(ulong, unsigned long, NVSHMEMI_W(unsigned long, 0, 0))                         \
-                      X(ulonglong, unsigned long long, GSHMEM_UINT64) X(int8, int8_t, GSHMEM_INT8) \
-                          X(int16, int16_t, GSHMEM_INT16) X(int32, int32_t, GSHMEM_INT32)          \
-                              X(int64, int64_t, GSHMEM_INT64) X(uint8, uint8_t, GSHMEM_UINT8)      \
-                                  X(uint16, uint16_t, GSHMEM_UINT16)                               \
-                                      X(uint32, uint32_t, GSHMEM_UINT32)                           \
-                                          X(uint64, uint64_t, GSHMEM_UINT64)                       \
-                                              X(size, size_t, NVSHMEMI_W(size_t, 0, 0)) X(         \
-                                                  ptrdiff, ptrdiff_t, NVSHMEMI_W(ptrdiff_t, 1, 0))
+#define NVSHMEMI_FOR_INT_REDUCE_TYPES(X)                                                        \
+  X(char, char, NVSHMEMI_W(char, CHAR_MIN < 0, 0))                                              \
+  X(schar, signed char, GSHMEM_INT8)                                                            \
+  X(short, short, GSHMEM_INT16) X(int, int, GSHMEM_INT32) X(long, long, NVSHMEMI_W(long, 1, 0)) \
+      X(longlong, long long, GSHMEM_INT64) X(uchar, unsigned char, GSHMEM_UINT8)                \
+          X(ushort, unsigned short, GSHMEM_UINT16) X(uint, unsigned int, GSHMEM_UINT32)         \
+              X(ulong, unsigned long, NVSHMEMI_W(unsigned long, 0, 0))                          \
+                  X(ulonglong, unsigned long long, GSHMEM_UINT64) X(int8, int8_t, GSHMEM_INT8)  \
+                      X(int16, int16_t, GSHMEM_INT16) X(int32, int32_t, GSHMEM_INT32)           \
+                          X(int64, int64_t, GSHMEM_INT64) X(uint8, uint8_t, GSHMEM_UINT8)       \
+                              X(uint16, uint16_t, GSHMEM_UINT16)                                \
+                                  X(uint32, uint32_t, GSHMEM_UINT32)                            \
+                                      X(uint64, uint64_t, GSHMEM_UINT64)                        \
+                                          X(size, size_t, NVSHMEMI_W(size_t, 0, 0))             \
+                                              X(ptrdiff, ptrdiff_t, NVSHMEMI_W(ptrdiff_t, 1, 0))
 
-#define NVSHMEMI_REDUCE_OP(NAME, T, DT, OP, GOP)                                                  \
-  NVSHMEMI_HOST int nvshmem_##NAME##_##OP##_reduce(nvshmem_team_t team, T* dest, const T* source, \
-                                                   size_t nreduce) {                              \
-    return gshmem_allreduce(team, dest, source, nreduce, DT, GOP, NULL);                          \
-  }                                                                                               \
+/* In a .cu file the collectives work in kernels too: the device pass calls the team collectives
+ * of gshmem/coll/capi.cuh, the host pass the host API; _warp and _block are kernel-only. */
+#if defined(__CUDACC__)
+#define NVSHMEMI_COLL NVSHMEMI_BOTH
+#if defined(__CUDA_ARCH__)
+#define NVSHMEMI_HOST_OR_DEVICE(host, device) device
+#else
+#define NVSHMEMI_HOST_OR_DEVICE(host, device) host
+#endif
+#define NVSHMEMI_REDUCE_GROUP(NAME, T, OP, SFX)                                               \
+  NVSHMEMI_DEVICE int nvshmemx_##NAME##_##OP##_reduce##SFX(nvshmem_team_t team, T* dest,      \
+                                                           const T* source, size_t nreduce) { \
+    return gshmem_##NAME##_##OP##_reduce##SFX(team, dest, source, nreduce);                   \
+  }
+#define NVSHMEMI_MOVE_GROUP(NAME, T, SFX)                                               \
+  NVSHMEMI_DEVICE int nvshmemx_##NAME##_fcollect##SFX(nvshmem_team_t team, T* dest,     \
+                                                      const T* source, size_t nelems) { \
+    return gshmem_##NAME##_fcollect##SFX(team, dest, source, nelems);                   \
+  }                                                                                     \
+  NVSHMEMI_DEVICE int nvshmemx_##NAME##_alltoall##SFX(nvshmem_team_t team, T* dest,     \
+                                                      const T* source, size_t nelems) { \
+    return gshmem_##NAME##_alltoall##SFX(team, dest, source, nelems);                   \
+  }                                                                                     \
+  NVSHMEMI_DEVICE int nvshmemx_##NAME##_broadcast##SFX(                                 \
+      nvshmem_team_t team, T* dest, const T* source, size_t nelems, int PE_root) {      \
+    return gshmem_##NAME##_broadcast##SFX(team, dest, source, nelems, PE_root);         \
+  }
+#define NVSHMEMI_REDUCE_GROUPS(NAME, T, OP) \
+  NVSHMEMI_REDUCE_GROUP(NAME, T, OP, _warp) NVSHMEMI_REDUCE_GROUP(NAME, T, OP, _block)
+#define NVSHMEMI_MOVE_GROUPS(NAME, T) \
+  NVSHMEMI_MOVE_GROUP(NAME, T, _warp) NVSHMEMI_MOVE_GROUP(NAME, T, _block)
+#else
+#define NVSHMEMI_COLL NVSHMEMI_HOST
+#define NVSHMEMI_HOST_OR_DEVICE(host, device) host
+#define NVSHMEMI_REDUCE_GROUPS(NAME, T, OP)
+#define NVSHMEMI_MOVE_GROUPS(NAME, T)
+#endif
+
+#define NVSHMEMI_REDUCE_OP(NAME, T, DT, OP, GOP)                                                   \
+  NVSHMEMI_COLL int nvshmem_##NAME##_##OP##_reduce(nvshmem_team_t team, T* dest, const T* source,  \
+                                                   size_t nreduce) {                               \
+    return NVSHMEMI_HOST_OR_DEVICE((gshmem_allreduce(team, dest, source, nreduce, DT, GOP, NULL)), \
+                                   (gshmem_##NAME##_##OP##_reduce(team, dest, source, nreduce)));  \
+  }                                                                                                \
+  NVSHMEMI_REDUCE_GROUPS(NAME, T, OP)                                                              \
   NVSHMEMI_REDUCE_OP_STREAM(NAME, T, DT, OP, GOP)
 #define NVSHMEMI_MOVE(NAME, T, DT)                                                            \
-  NVSHMEMI_HOST int nvshmem_##NAME##_fcollect(nvshmem_team_t team, T* dest, const T* source,  \
+  NVSHMEMI_COLL int nvshmem_##NAME##_fcollect(nvshmem_team_t team, T* dest, const T* source,  \
                                               size_t nelems) {                                \
-    return gshmem_allgather(team, dest, source, nelems, DT, NULL);                            \
+    return NVSHMEMI_HOST_OR_DEVICE((gshmem_allgather(team, dest, source, nelems, DT, NULL)),  \
+                                   (gshmem_##NAME##_fcollect(team, dest, source, nelems)));   \
   }                                                                                           \
-  NVSHMEMI_HOST int nvshmem_##NAME##_alltoall(nvshmem_team_t team, T* dest, const T* source,  \
+  NVSHMEMI_COLL int nvshmem_##NAME##_alltoall(nvshmem_team_t team, T* dest, const T* source,  \
                                               size_t nelems) {                                \
-    return gshmem_alltoall(team, dest, source, nelems, DT, NULL);                             \
+    return NVSHMEMI_HOST_OR_DEVICE((gshmem_alltoall(team, dest, source, nelems, DT, NULL)),   \
+                                   (gshmem_##NAME##_alltoall(team, dest, source, nelems)));   \
   }                                                                                           \
-  NVSHMEMI_HOST int nvshmem_##NAME##_broadcast(nvshmem_team_t team, T* dest, const T* source, \
+  NVSHMEMI_COLL int nvshmem_##NAME##_broadcast(nvshmem_team_t team, T* dest, const T* source, \
                                                size_t nelems, int PE_root) {                  \
-    return gshmem_broadcast(team, dest, source, nelems, DT, PE_root, NULL);                   \
+    return NVSHMEMI_HOST_OR_DEVICE(                                                           \
+        (gshmem_broadcast(team, dest, source, nelems, DT, PE_root, NULL)),                    \
+        (gshmem_##NAME##_broadcast(team, dest, source, nelems, PE_root)));                    \
   }                                                                                           \
+  NVSHMEMI_MOVE_GROUPS(NAME, T)                                                               \
   NVSHMEMI_MOVE_STREAM(NAME, T, DT)
 
 #if NVSHMEMI_HAVE_STREAMS
