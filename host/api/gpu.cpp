@@ -91,6 +91,20 @@ int wait_on_stream(void* ivar, uint64_t bytes, gpu::ValType type, int cmp, uint6
   return enqueue(q, op, stream);
 }
 
+// One element: its bits travel in the operation, so `value` need not outlive the call.
+int p_on_stream(void* dest, uint64_t bytes, uint64_t bits, int pe, void* stream, const char* call) {
+  gpu::Queue* q = stream_queue(call);
+  if (!q) return GSHMEM_ERROR_INVALID_ARGUMENT;
+  char* to = nullptr;
+  if (where(dest, bytes, pe, {call, -1, "dest"}, &to) < 0) return GSHMEM_ERROR_INVALID_ARGUMENT;
+  gpu::DeviceOp op = make(gpu::OpKind::P);
+  op.dst = dest;
+  op.bytes = bytes;
+  op.value = bits;
+  op.pe = pe;
+  return enqueue(q, op, stream);
+}
+
 }  // namespace
 
 extern "C" {
@@ -246,6 +260,14 @@ int gshmem_barrier_on_stream(gshmem_team_t team, void* stream) {
 int gshmem_team_sync_on_stream(gshmem_team_t team, void* stream) {
   return team_on_stream(gpu::OpKind::TeamSync, team, stream, "gshmem_team_sync_on_stream");
 }
+
+#define GSHMEM_DEF_P_ON_STREAM(NAME, T)                                             \
+  int gshmem_##NAME##_p_on_stream(T* dest, T value, int pe, void* stream) {         \
+    return p_on_stream(dest, sizeof(T), gshmem::detail::to_bits(value), pe, stream, \
+                       "gshmem_" #NAME "_p_on_stream");                             \
+  }
+GSHMEM_FOR_RMA_TYPES(GSHMEM_DEF_P_ON_STREAM)
+#undef GSHMEM_DEF_P_ON_STREAM
 
 #define GSHMEM_DEF_WAIT_ON_STREAM(NAME, T)                                                \
   int gshmem_##NAME##_wait_until_on_stream(T* ivar, int cmp, T cmp_value, void* stream) { \

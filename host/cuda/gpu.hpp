@@ -77,6 +77,7 @@ enum class OpKind : uint8_t {
   SyncAll,
   Barrier,   // team
   TeamSync,  // team
+  P,         // dst, bytes (1, 2, 4 or 8), value (the element's bits), pe
 };
 struct DeviceOp {
   OpKind kind;

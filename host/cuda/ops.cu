@@ -41,6 +41,8 @@ __device__ Site site_of(OpKind k) {
       return {"gshmem_barrier (host call)"};
     case OpKind::TeamSync:
       return {"gshmem_team_sync (host call)"};
+    case OpKind::P:
+      return {"gshmem_p_on_stream"};
   }
   return {"gshmem (host call)"};
 }
@@ -190,6 +192,17 @@ __global__ void host_op_kernel(DeviceContext c, DeviceOp op, uint64_t* result) {
       break;
     case OpKind::TeamSync:
       team_sync(c, op.team, s);
+      break;
+    case OpKind::P:  // one element by its width; its bits came with the operation
+      if (op.bytes == 1) {
+        p(c, static_cast<uint8_t*>(op.dst), uint8_t(op.value), op.pe, s);
+      } else if (op.bytes == 2) {
+        p(c, static_cast<uint16_t*>(op.dst), uint16_t(op.value), op.pe, s);
+      } else if (op.bytes == 4) {
+        p(c, static_cast<uint32_t*>(op.dst), uint32_t(op.value), op.pe, s);
+      } else {
+        p(c, static_cast<uint64_t*>(op.dst), op.value, op.pe, s);
+      }
       break;
   }
   if (result) detail::atomic_ref<uint64_t>(*result).store(out, detail::release);

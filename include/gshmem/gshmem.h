@@ -242,6 +242,11 @@ int gshmem_sync_all_on_stream(void* stream);
  * typed waits on a local ivar (later work on the stream waits until it satisfies cmp). */
 int gshmem_barrier_on_stream(gshmem_team_t team, void* stream);
 int gshmem_team_sync_on_stream(gshmem_team_t team, void* stream);
+/* p of one element on a stream: the value is taken when the call is made. */
+#define GSHMEM_DECL_P_ON_STREAM(NAME, T) \
+  int gshmem_##NAME##_p_on_stream(T* dest, T value, int pe, void* stream);
+GSHMEM_FOR_RMA_TYPES(GSHMEM_DECL_P_ON_STREAM)
+#undef GSHMEM_DECL_P_ON_STREAM
 #define GSHMEM_DECL_WAIT_ON_STREAM(NAME, T) \
   int gshmem_##NAME##_wait_until_on_stream(T* ivar, int cmp, T cmp_value, void* stream);
 GSHMEM_FOR_WAIT_TYPES(GSHMEM_DECL_WAIT_ON_STREAM)

@@ -83,4 +83,40 @@ TEST_F(GpuGraph, PutSignalWaitBarrier) {
 #endif
 }
 
+// p of one element (its value taken at capture), a typed wait, a team barrier and sync, all on
+// the stream and replayed from a graph.
+TEST_F(GpuGraph, PWaitAndTeamBarrierOnStream) {
+#if GSHMEM_TEST_HAVE_ON_STREAM
+  const int me = gshmem_my_pe(), npes = gshmem_n_pes();
+  const int next = (me + 1) % npes, prev = (me + npes - 1) % npes;
+  Sym word(sizeof(int64_t));
+  cudaStream_t stream;
+  GPU_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+  gshmem_barrier_all();
+  cudaGraph_t graph;
+  GPU_CHECK(cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal));
+  ON_STREAM_OK(gshmem_int64_p_on_stream(word.get<int64_t>(), int64_t(1000 + me), next, stream));
+  ON_STREAM_OK(gshmem_int64_wait_until_on_stream(word.get<int64_t>(), GSHMEM_CMP_EQ,
+                                                 int64_t(1000 + prev), stream));
+  ON_STREAM_OK(gshmem_barrier_on_stream(GSHMEM_TEAM_WORLD, stream));
+  ON_STREAM_OK(gshmem_team_sync_on_stream(GSHMEM_TEAM_WORLD, stream));
+  GPU_CHECK(cudaStreamEndCapture(stream, &graph));
+  cudaGraphExec_t exec;
+  GPU_CHECK(cudaGraphInstantiate(&exec, graph, 0));
+  for (int launch = 0; launch < 3; ++launch) {
+    SCOPED_TRACE("graph launch " + std::to_string(launch));
+    GPU_CHECK(cudaMemset(word.get(), 0, sizeof(int64_t)));
+    GPU_CHECK(cudaDeviceSynchronize());
+    gshmem_barrier_all();
+    GPU_CHECK(cudaGraphLaunch(exec, stream));
+    GPU_CHECK(cudaStreamSynchronize(stream));
+    EXPECT_EQ(from_dev<int64_t>(word.get(), 1)[0], int64_t(1000 + prev));
+    gshmem_barrier_all();
+  }
+  GPU_CHECK(cudaGraphExecDestroy(exec));
+  GPU_CHECK(cudaGraphDestroy(graph));
+  GPU_CHECK(cudaStreamDestroy(stream));
+#endif
+}
+
 }  // namespace

@@ -799,6 +799,13 @@ NVSHMEMI_HOST int nvshmemx_barrier_on_stream(nvshmem_team_t team, cudaStream_t s
 NVSHMEMI_HOST int nvshmemx_team_sync_on_stream(nvshmem_team_t team, cudaStream_t stream) {
   return gshmem_team_sync_on_stream(team, (void*)stream);
 }
+#define NVSHMEMI_P_STREAM(NAME, T)                                                          \
+  NVSHMEMI_HOST void nvshmemx_##NAME##_p_on_stream(T* dest, T value, int pe,                 \
+                                                   cudaStream_t stream) {                    \
+    gshmem_##NAME##_p_on_stream(dest, value, pe, (void*)stream);                             \
+  }
+GSHMEM_FOR_RMA_TYPES(NVSHMEMI_P_STREAM)
+#undef NVSHMEMI_P_STREAM
 #define NVSHMEMI_WAIT_STREAM(NAME, T)                                                      \
   NVSHMEMI_HOST void nvshmemx_##NAME##_wait_until_on_stream(T* ivar, int cmp, T cmp_value, \
                                                             cudaStream_t stream) {         \
