@@ -21,22 +21,21 @@
 #include "gshmem/device/capi_common.cuh"
 
 // X(TYPENAME, C type, element type the algorithms compute in)
-#define GSHMEM_FOR_COLL_INT_TYPES(X)                                                             \
-  X(char, char, char)                                                                            \
-  X(schar, signed char, signed char) X(short, short, short) X(int, int, int) X(long, long, long) \
-      X(longlong, long long, long long) X(uchar, unsigned char, unsigned char)                   \
-          X(ushort, unsigned short, unsigned short) X(uint, unsigned int, unsigned int)          \
-              X(ulong, unsigned long, unsigned long)                                             \
-                  X(ulonglong, unsigned long long, unsigned long long) X(int8, int8_t, int8_t)   \
-                      X(int16, int16_t, int16_t) X(int32, int32_t, int32_t)                      \
-                          X(int64, int64_t, int64_t) X(uint8, uint8_t, uint8_t)                  \
-                              X(uint16, uint16_t, uint16_t) X(uint32, uint32_t, uint32_t)        \
-                                  X(uint64, uint64_t, uint64_t) X(size, size_t, size_t)          \
-                                      X(ptrdiff, ptrdiff_t, ptrdiff_t)
-#define GSHMEM_FOR_COLL_FLOAT_TYPES(X)                              \
-  X(float, float, float)                                            \
-  X(double, double, double) X(half, __half, ::gshmem::coll::half_t) \
-      X(bfloat16, __nv_bfloat16, ::gshmem::coll::bfloat16_t)
+#define GSHMEM_FOR_COLL_INT_TYPES(X)                                                               \
+  X(char, char, char)                                                                              \
+  X(schar, signed char, signed char)                                                               \
+  X(short, short, short) X(int, int, int) X(long, long, long) X(longlong, long long, long long)    \
+      X(uchar, unsigned char, unsigned char) X(ushort, unsigned short, unsigned short)             \
+          X(uint, unsigned int, unsigned int) X(ulong, unsigned long, unsigned long)               \
+              X(ulonglong, unsigned long long, unsigned long long) X(int8, int8_t, int8_t)         \
+                  X(int16, int16_t, int16_t) X(int32, int32_t, int32_t) X(int64, int64_t, int64_t) \
+                      X(uint8, uint8_t, uint8_t) X(uint16, uint16_t, uint16_t)                     \
+                          X(uint32, uint32_t, uint32_t) X(uint64, uint64_t, uint64_t)              \
+                              X(size, size_t, size_t) X(ptrdiff, ptrdiff_t, ptrdiff_t)
+#define GSHMEM_FOR_COLL_FLOAT_TYPES(X) \
+  X(float, float, float)               \
+  X(double, double, double)            \
+  X(half, __half, ::gshmem::coll::half_t) X(bfloat16, __nv_bfloat16, ::gshmem::coll::bfloat16_t)
 
 #define GSHMEMI_COLL_REDUCE_ONE(NAME, T, E, OP, OPT, SFX, G)                               \
   GSHMEMI_DEVICE(int)                                                                      \

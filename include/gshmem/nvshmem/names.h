@@ -594,20 +594,21 @@ NVSHMEMI_BOTH int nvshmem_team_sync(nvshmem_team_t team) {
                        : sizeof(T) == 4 ? (S ? GSHMEM_INT32 : GSHMEM_UINT32) \
                        : sizeof(T) == 2 ? (S ? GSHMEM_INT16 : GSHMEM_UINT16) \
                                         : (S ? GSHMEM_INT8 : GSHMEM_UINT8)))
-#define NVSHMEMI_FOR_INT_REDUCE_TYPES(X)                                                        \
-  X(char, char, NVSHMEMI_W(char, CHAR_MIN < 0, 0))                                              \
-  X(schar, signed char, GSHMEM_INT8)                                                            \
-  X(short, short, GSHMEM_INT16) X(int, int, GSHMEM_INT32) X(long, long, NVSHMEMI_W(long, 1, 0)) \
-      X(longlong, long long, GSHMEM_INT64) X(uchar, unsigned char, GSHMEM_UINT8)                \
-          X(ushort, unsigned short, GSHMEM_UINT16) X(uint, unsigned int, GSHMEM_UINT32)         \
-              X(ulong, unsigned long, NVSHMEMI_W(unsigned long, 0, 0))                          \
-                  X(ulonglong, unsigned long long, GSHMEM_UINT64) X(int8, int8_t, GSHMEM_INT8)  \
-                      X(int16, int16_t, GSHMEM_INT16) X(int32, int32_t, GSHMEM_INT32)           \
-                          X(int64, int64_t, GSHMEM_INT64) X(uint8, uint8_t, GSHMEM_UINT8)       \
-                              X(uint16, uint16_t, GSHMEM_UINT16)                                \
-                                  X(uint32, uint32_t, GSHMEM_UINT32)                            \
-                                      X(uint64, uint64_t, GSHMEM_UINT64)                        \
-                                          X(size, size_t, NVSHMEMI_W(size_t, 0, 0))             \
+#define NVSHMEMI_FOR_INT_REDUCE_TYPES(X)                                                       \
+  X(char, char, NVSHMEMI_W(char, CHAR_MIN < 0, 0))                                             \
+  X(schar, signed char, GSHMEM_INT8)                                                           \
+  X(short, short, GSHMEM_INT16)                                                                \
+  X(int, int, GSHMEM_INT32) X(long, long, NVSHMEMI_W(long, 1, 0))                              \
+      X(longlong, long long, GSHMEM_INT64) X(uchar, unsigned char, GSHMEM_UINT8)               \
+          X(ushort, unsigned short, GSHMEM_UINT16) X(uint, unsigned int, GSHMEM_UINT32)        \
+              X(ulong, unsigned long, NVSHMEMI_W(unsigned long, 0, 0))                         \
+                  X(ulonglong, unsigned long long, GSHMEM_UINT64) X(int8, int8_t, GSHMEM_INT8) \
+                      X(int16, int16_t, GSHMEM_INT16) X(int32, int32_t, GSHMEM_INT32)          \
+                          X(int64, int64_t, GSHMEM_INT64) X(uint8, uint8_t, GSHMEM_UINT8)      \
+                              X(uint16, uint16_t, GSHMEM_UINT16)                               \
+                                  X(uint32, uint32_t, GSHMEM_UINT32)                           \
+                                      X(uint64, uint64_t, GSHMEM_UINT64)                       \
+                                          X(size, size_t, NVSHMEMI_W(size_t, 0, 0))            \
                                               X(ptrdiff, ptrdiff_t, NVSHMEMI_W(ptrdiff_t, 1, 0))
 
 /* In a .cu file the collectives work in kernels too: the device pass calls the team collectives
@@ -799,10 +800,10 @@ NVSHMEMI_HOST int nvshmemx_barrier_on_stream(nvshmem_team_t team, cudaStream_t s
 NVSHMEMI_HOST int nvshmemx_team_sync_on_stream(nvshmem_team_t team, cudaStream_t stream) {
   return gshmem_team_sync_on_stream(team, (void*)stream);
 }
-#define NVSHMEMI_P_STREAM(NAME, T)                                                          \
-  NVSHMEMI_HOST void nvshmemx_##NAME##_p_on_stream(T* dest, T value, int pe,                 \
-                                                   cudaStream_t stream) {                    \
-    gshmem_##NAME##_p_on_stream(dest, value, pe, (void*)stream);                             \
+#define NVSHMEMI_P_STREAM(NAME, T)                                           \
+  NVSHMEMI_HOST void nvshmemx_##NAME##_p_on_stream(T* dest, T value, int pe, \
+                                                   cudaStream_t stream) {    \
+    gshmem_##NAME##_p_on_stream(dest, value, pe, (void*)stream);             \
   }
 GSHMEM_FOR_RMA_TYPES(NVSHMEMI_P_STREAM)
 #undef NVSHMEMI_P_STREAM
