@@ -20,6 +20,8 @@
 #include "gshmem/coll/team.cuh"
 #include "gshmem/device/capi_common.cuh"
 
+// The type tables as written: clang-format does not settle on a layout for X-macro lists.
+// clang-format off
 // X(TYPENAME, C type, element type the algorithms compute in)
 #define GSHMEM_FOR_COLL_INT_TYPES(X)                                                               \
   X(char, char, char)                                                                              \
@@ -36,6 +38,8 @@
   X(float, float, float)               \
   X(double, double, double)            \
   X(half, __half, ::gshmem::coll::half_t) X(bfloat16, __nv_bfloat16, ::gshmem::coll::bfloat16_t)
+
+// clang-format on
 
 #define GSHMEMI_COLL_REDUCE_ONE(NAME, T, E, OP, OPT, SFX, G)                               \
   GSHMEMI_DEVICE(int)                                                                      \

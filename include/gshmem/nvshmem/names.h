@@ -588,6 +588,8 @@ NVSHMEMI_BOTH int nvshmem_team_sync(nvshmem_team_t team) {
 /* ---- Collectives on teams (host; blocking, or on a stream below) ------------------------------
  */
 
+// The type tables as written: clang-format does not settle on a layout for X-macro lists.
+// clang-format off
 /* NVSHMEM's integer type names for collectives, X(NAME, T, gshmem_datatype_t). */
 #define NVSHMEMI_W(T, S, U)                                                  \
   ((gshmem_datatype_t)(sizeof(T) == 8   ? (S ? GSHMEM_INT64 : GSHMEM_UINT64) \
@@ -610,6 +612,7 @@ NVSHMEMI_BOTH int nvshmem_team_sync(nvshmem_team_t team) {
                                       X(uint64, uint64_t, GSHMEM_UINT64)                       \
                                           X(size, size_t, NVSHMEMI_W(size_t, 0, 0))            \
                                               X(ptrdiff, ptrdiff_t, NVSHMEMI_W(ptrdiff_t, 1, 0))
+// clang-format on
 
 /* In a .cu file the collectives work in kernels too: the device pass calls the team collectives
  * of gshmem/coll/capi.cuh, the host pass the host API; _warp and _block are kernel-only. */
