@@ -179,6 +179,10 @@ __global__ void __launch_bounds__(kThreads)
   if (a.src_pub || a.dst_pub) release_user_buffers<Block>(ws);
 }
 
+[[maybe_unused]] const bool coll_kernel_registered =
+    (gpu::register_kernel(reinterpret_cast<const void*>(&coll_kernel), "the collective kernel"),
+     true);
+
 // What one device can hold of the kernel, asked once per device.
 struct DeviceLimits {
   bool known = false;

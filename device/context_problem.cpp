@@ -53,10 +53,19 @@ std::string device_context_problem(const DeviceContext& c) {
   std::string table = reach(c.heap.peer_base, "the peer table (heap.peer_base)");
   add(out, table);
   if (table.empty()) {
-    // The table itself may be device memory: copy it out rather than dereference it here.
+    // The table itself may be device memory: copy it out rather than dereference it here, on a
+    // private stream (this runs at every context publish, also inside gshmem_malloc, and a
+    // legacy-stream copy would wait for an application kernel that may be waiting on a peer).
     std::vector<char*> peers(size_t(c.n_pes));
-    if (cudaMemcpy(peers.data(), c.heap.peer_base, peers.size() * sizeof(char*),
-                   cudaMemcpyDefault) == cudaSuccess) {
+    cudaStream_t s = nullptr;
+    cudaError_t rc = cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking);
+    if (rc == cudaSuccess) {
+      rc = cudaMemcpyAsync(peers.data(), c.heap.peer_base, peers.size() * sizeof(char*),
+                           cudaMemcpyDefault, s);
+      if (rc == cudaSuccess) rc = cudaStreamSynchronize(s);
+      cudaStreamDestroy(s);
+    }
+    if (rc == cudaSuccess) {
       for (int pe = 0; pe < c.n_pes; ++pe) {
         if (!peers[size_t(pe)]) continue;  // reached through the proxy channel
         add(out, reach(peers[size_t(pe)],

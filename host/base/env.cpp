@@ -109,6 +109,11 @@ const std::vector<EnvSpec> kRegistry = {
      false},
     {"GSHMEM_PROXY_RING", EnvKind::Int, "1024", nullptr,
      "Commands in the proxy channel's ring (rounded up to a power of two).", false},
+    {"GSHMEM_PROXY_GPUVIEW", EnvKind::Bool, "0", nullptr,
+     "Test mode for CPU PEs: the proxy reaches the symmetric segments only as it must reach a GPU "
+     "heap (through a PROT_NONE alias that faults on direct access), and producers neither ring "
+     "nor drive it, as kernels do not.",
+     false},
     // OpenSHMEM wrappers (read by the oshcc and oshc++ scripts, listed here for gshmem-info)
     {"GSHMEM_OSHCC", EnvKind::String, "", nullptr,
      "C compiler oshcc runs (default: the one gshmem was built with).", false},

@@ -4,6 +4,7 @@
 
 #include <cstring>
 #include <mutex>
+#include <vector>
 
 #include "gshmem/gshmem.hpp"
 #include "host/cuda/cuda_error.hpp"
@@ -173,10 +174,31 @@ void host_unregister(void* p) {
   if (p && cudaHostUnregister(p) != cudaSuccess) (void)cudaGetLastError();
 }
 
+void private_copy(void* dst, const void* src, size_t bytes, const char* call, const char* what) {
+  cudaStream_t s = nullptr;
+  cuda_check(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking), call,
+             "cudaStreamCreateWithFlags");
+  cudaError_t rc = src ? cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDefault, s)
+                       : cudaMemsetAsync(dst, 0, bytes, s);
+  if (rc == cudaSuccess) rc = cudaStreamSynchronize(s);
+  cudaStreamDestroy(s);
+  cuda_check(rc, call,
+             std::string(src ? "cudaMemcpyAsync" : "cudaMemsetAsync") + " (" + what + ")");
+}
+
+bool host_accessible(const void* p) {
+  cudaPointerAttributes a{};
+  if (cudaPointerGetAttributes(&a, p) != cudaSuccess) {
+    (void)cudaGetLastError();
+    return true;  // not known to CUDA: ordinary host memory
+  }
+  return a.type != cudaMemoryTypeDevice;
+}
+
 void* device_alloc(size_t bytes, const char* what) {
   void* p = nullptr;
   cuda_check(cudaMalloc(&p, bytes), "gshmem_init", std::string("cudaMalloc for ") + what);
-  cuda_check(cudaMemset(p, 0, bytes), "gshmem_init", "cudaMemset");
+  private_copy(p, nullptr, bytes, "gshmem_init", what);
   return p;
 }
 
@@ -186,6 +208,32 @@ void device_free(void* p) {
 
 // ---- Queue -------------------------------------------------------------------------------
 
+namespace {
+
+struct Kernel {
+  const void* func;
+  const char* name;
+};
+std::vector<Kernel>& kernels() {
+  static std::vector<Kernel> all;
+  return all;
+}
+
+// cudaFuncGetAttributes loads the kernel's module for the current device.
+void load_kernels() {
+  for (const Kernel& k : kernels()) {
+    cudaFuncAttributes a{};
+    cuda_check(cudaFuncGetAttributes(&a, k.func), "gshmem_init",
+               std::string("cudaFuncGetAttributes (loading ") + k.name + ")");
+  }
+}
+
+}  // namespace
+
+void register_kernel(const void* kernel, const char* name) {
+  kernels().push_back({kernel, name});
+}
+
 Queue::Queue(int device) : device_(device) {
   cudaStream_t s = nullptr;
   // Non-blocking: host calls must not serialise with the application's legacy default stream.
@@ -193,6 +241,7 @@ Queue::Queue(int device) : device_(device) {
              "cudaStreamCreateWithFlags");
   stream_ = s;
   result_ = static_cast<uint64_t*>(pinned_alloc(64, "host-call results"));
+  load_kernels();
 }
 
 Queue::~Queue() {
@@ -259,6 +308,11 @@ bool Queue::wait_value64(void* stream, const uint64_t* addr, uint64_t value, int
 void Queue::sync() {
   use_device(device_);
   cuda_check(cudaStreamSynchronize(as_stream(stream_)), "gshmem_quiet", "cudaStreamSynchronize");
+}
+
+void Queue::sync_device(const char* call) {
+  use_device(device_);
+  cuda_check(cudaDeviceSynchronize(), call, "cudaDeviceSynchronize (the application's GPU work)");
 }
 
 }  // namespace gshmem::gpu

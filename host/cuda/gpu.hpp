@@ -43,9 +43,22 @@ void pinned_free(void* p);
 // Pins and maps existing host memory; returns its device address (the same under UVA).
 void* host_register(void* p, size_t bytes, const char* what);
 void host_unregister(void* p);
+// Copies (src nullptr: zeroes) on a private non-blocking stream and waits for it: never the legacy
+// stream, which would wait for the application's kernels, one of which may spin on a peer that
+// is itself inside gshmem_malloc. Throws Error naming `call` and `what`.
+void private_copy(void* dst, const void* src, size_t bytes, const char* call, const char* what);
+// Whether host instructions may load and store p: false for device memory (cudaMalloc, the
+// device heap), true for host memory of any kind and for managed memory.
+bool host_accessible(const void* p);
 // Device memory for tables kernels read (peer base tables).
 void* device_alloc(size_t bytes, const char* what);
 void device_free(void* p);
+
+// The library's kernels, loaded when a PE's queue is made: under CUDA's lazy loading a kernel is
+// loaded at its first launch, and that load can block behind a kernel of the process that spins
+// (waiting for a peer that waits for this launch). Layers register theirs during static
+// initialisation (a __global__ function's address).
+void register_kernel(const void* kernel, const char* name);
 
 // ---- Host calls on a device heap ---------------------------------------------------------
 // The element types the one-thread kernel knows.
@@ -126,6 +139,9 @@ class Queue {
   bool wait_value64(void* stream, const uint64_t* addr, uint64_t value, int cmp);
   // Everything issued on the internal stream is complete.
   void sync();
+  // Everything issued on this PE's device is complete, the application's streams included
+  // (cudaDeviceSynchronize): host barriers and finalize come after the application's kernels.
+  void sync_device(const char* call);
 
  private:
   int device_;

@@ -39,6 +39,13 @@ void* host_register(void*, size_t, const char* what) {
   no_cuda(what);
 }
 void host_unregister(void*) {}
+void private_copy(void*, const void*, size_t, const char* call, const char*) {
+  no_cuda(call);
+}
+void register_kernel(const void*, const char*) {}
+bool host_accessible(const void*) {
+  return true;
+}
 void* device_alloc(size_t, const char* what) {
   no_cuda(what);
 }
@@ -64,6 +71,7 @@ bool Queue::wait_value64(void*, const uint64_t*, uint64_t, int) {
   return false;
 }
 void Queue::sync() {}
+void Queue::sync_device(const char*) {}
 void launch_op(const DeviceContext&, const DeviceOp&, uint64_t*, void*) {
   no_cuda("gshmem");
 }

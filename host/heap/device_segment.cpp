@@ -75,16 +75,6 @@ uint64_t agree(Bootstrap& boot, uint64_t mine, bool largest, const char* what) {
                  : *std::min_element(all.begin(), all.end());
 }
 
-// Host memory writes into a private stream: never waits for the application's kernels.
-void memset_sync(void* p, uint64_t bytes) {
-  cudaStream_t s = nullptr;
-  check(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking), "cudaStreamCreateWithFlags");
-  cudaError_t rc = cudaMemsetAsync(p, 0, bytes, s);
-  if (rc == cudaSuccess) rc = cudaStreamSynchronize(s);
-  cudaStreamDestroy(s);
-  check(rc, "cudaMemsetAsync (zeroing the device heap)");
-}
-
 }  // namespace
 
 DeviceSegment::DeviceSegment(Bootstrap& boot, NodeMesh& mesh, uint64_t bytes, uint64_t alignment,
@@ -121,9 +111,8 @@ DeviceSegment::DeviceSegment(Bootstrap& boot, NodeMesh& mesh, uint64_t bytes, ui
   for (int pe = 0; pe < boot.size(); ++pe) mapped_ += pe != my_pe_ && peer_base_[size_t(pe)];
   device_peer_base_ = static_cast<char* const*>(
       gpu::device_alloc(sizeof(char*) * peer_base_.size(), "the heap's peer base table"));
-  check(cudaMemcpy(const_cast<char**>(device_peer_base_), peer_base_.data(),
-                   sizeof(char*) * peer_base_.size(), cudaMemcpyHostToDevice),
-        "cudaMemcpy (peer base table)");
+  gpu::private_copy(const_cast<char**>(device_peer_base_), peer_base_.data(),
+                    sizeof(char*) * peer_base_.size(), "gshmem_init", "the peer base table");
   if (commit_all && !commit(size_)) {
     fail("cannot back the " + format_bytes(size_) + " device heap with GPU memory");
   }
@@ -182,7 +171,7 @@ void DeviceSegment::setup_ipc() {
   alignment_ =
       agree(boot_, std::min<uint64_t>(uint64_t(1) << 30, lowest_bit(uint64_t(uintptr_t(own)))),
             false, "gshmem_init (device heap alignment)");
-  memset_sync(own, size_);
+  gpu::private_copy(own, nullptr, size_, "gshmem_init", "zeroing the device heap");
   cudaIpcMemHandle_t handle{};
   check(cudaIpcGetMemHandle(&handle, own), "cudaIpcGetMemHandle");
   std::vector<cudaIpcMemHandle_t> all(size_t(boot_.size()));
@@ -240,7 +229,8 @@ bool DeviceSegment::commit(uint64_t bytes) {
                format_bytes(chunk).c_str());
   } else if ((mapped = map(base(), committed_, chunk, h, what))) {
     // Zero before any peer can map it: a fresh host heap reads as zero too.
-    memset_sync(base() + committed_, chunk);
+    gpu::private_copy(base() + committed_, nullptr, chunk, "gshmem_malloc",
+                      "zeroing the device heap");
     rc = d->cuMemExportToShareableHandle(&fd, h, CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR, 0);
     ok = rc == CUDA_SUCCESS;
     if (!ok) log::error("%s: %s", what, gpu::describe(rc, "cuMemExportToShareableHandle").c_str());
@@ -287,13 +277,14 @@ bool DeviceSegment::commit(uint64_t bytes) {
 }
 
 void DeviceSegment::zero(uint64_t off, uint64_t bytes) {
-  if (bytes) memset_sync(base() + off, bytes);
+  if (bytes)
+    gpu::private_copy(base() + off, nullptr, bytes, "gshmem_malloc", "zeroing the device heap");
 }
 
 void DeviceSegment::move(uint64_t dst, uint64_t src, uint64_t bytes) {
   // realloc's blocks: both in use while copied, so they never overlap.
   if (bytes)
-    check(cudaMemcpy(base() + dst, base() + src, bytes, cudaMemcpyDeviceToDevice), "cudaMemcpy");
+    gpu::private_copy(base() + dst, base() + src, bytes, "gshmem_realloc", "moving a block");
 }
 
 DeviceSegment::~DeviceSegment() {

@@ -177,13 +177,18 @@ bool collective(const DeviceContext& c, gpu::OpKind kind, gshmem_team_t team) {
 
 }  // namespace
 
-bool barrier_all(const DeviceContext& c, Site) {
+// A host barrier completes what this PE issued before it, kernels' operations included: it first
+// waits for the application's earlier GPU work on every stream (the barrier itself runs on the
+// internal stream, which orders nothing with the application's streams).
+bool barrier_all(const DeviceContext& c, Site s) {
+  if (gpu::Queue* q = queue_of(c)) q->sync_device(s.call);
   return collective(c, gpu::OpKind::BarrierAll, GSHMEM_TEAM_WORLD);
 }
 bool sync_all(const DeviceContext& c, Site) {
   return collective(c, gpu::OpKind::SyncAll, GSHMEM_TEAM_WORLD);
 }
-bool barrier(const DeviceContext& c, gshmem_team_t team, Site) {
+bool barrier(const DeviceContext& c, gshmem_team_t team, Site s) {
+  if (gpu::Queue* q = queue_of(c)) q->sync_device(s.call);
   return collective(c, gpu::OpKind::Barrier, team);
 }
 bool team_sync(const DeviceContext& c, gshmem_team_t team, Site) {

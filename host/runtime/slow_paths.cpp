@@ -92,6 +92,11 @@ void host_bad_input(const DeviceContext& c, Site site, BadInput what, const void
             ": it is on another node and no network transport is configured";
       status = GSHMEM_ERROR_TRANSPORT;
       break;
+    case BadInput::GroupShape:  // device only: host code has no warps
+      which = "";
+      why = "a _warp call in a block of " + std::to_string(bytes) +
+            " threads, which is not a multiple of 32";
+      break;
   }
   fail(c, Error(status, site.call, which, why));
 }

@@ -194,6 +194,19 @@ int gshmem_team_sync(gshmem_team_t team);
 
 /* ---- GPU ------------------------------------------------------------------------------------- */
 
+/* What host calls order with respect to the GPU, with a GPU heap (NVSHMEM's rules):
+ *   - RMA, atomics, signals, quiet and waits made from host code run on gshmem's own
+ *     non-blocking stream and are complete (as their contract says) when they return; they are
+ *     not ordered with the application's streams: synchronise the stream whose kernel produced
+ *     a source before passing it, and the stream of a kernel that reads a destination after.
+ *   - gshmem_barrier_all, gshmem_barrier and gshmem_finalize first wait for all GPU work this
+ *     process issued before them, on every stream (cudaDeviceSynchronize), so a kernel's puts
+ *     are complete and visible when the barrier returns on every PE. gshmem_sync_all and
+ *     gshmem_team_sync do not wait for the application's streams.
+ *   - gshmem_malloc and the other heap calls never wait for the application's kernels (their
+ *     GPU work goes on private streams): a kernel may be spinning on a peer while they run.
+ *   - The *_on_stream calls are ordered on the given stream, like a kernel launched there. */
+
 /* Not collective; any time, also before init. 1 when this process can use a GPU; else 0, and
  * (when why is not NULL) the reason, NUL-terminated in len bytes: "no CUDA driver ...", "no CUDA
  * device", "gshmem was built without CUDA", a CUDA error string. Empty reason when 1. */

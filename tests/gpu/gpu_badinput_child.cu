@@ -45,6 +45,9 @@ __global__ void bad_kernel(int which, char* sym, char* priv, uint64_t* sig, size
     case 7:
       if (threadIdx.x == 0) gshmem_int_atomic_add(reinterpret_cast<int*>(sym + 1), 1, 1);
       break;
+    case 8:  // launched with 48 threads: the second warp has 16 lanes
+      gshmem_putmem_warp(sym, priv, 4096, 1);
+      break;
   }
 }
 
@@ -58,7 +61,9 @@ const char* const kCases[][2] = {
     {"warp_pe", "gshmem_putmem_nbi_warp"},
     {"team", "gshmem_barrier_block"},
     {"misaligned", "gshmem_int_atomic_add"},
+    {"warp_shape", "gshmem_putmem_warp"},
 };
+constexpr int kWarpShape = 8;
 
 }  // namespace
 
@@ -94,7 +99,7 @@ int main(int argc, char** argv) {
     if (me == 0) {
       std::printf("case %s: expecting a trap naming %s\n", kCases[which][0], kCases[which][1]);
       std::fflush(stdout);
-      bad_kernel<<<1, 64>>>(which, sym, priv, sig, c.heap.size);
+      bad_kernel<<<1, which == kWarpShape ? 48 : 64>>>(which, sym, priv, sig, c.heap.size);
       cudaError_t e = cudaDeviceSynchronize();
       std::printf("kernel ended: %s\n", cudaGetErrorString(e));
       std::fflush(stdout);

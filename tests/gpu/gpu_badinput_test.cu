@@ -65,7 +65,8 @@ INSTANTIATE_TEST_SUITE_P(Cases, GpuBadInput,
                                          std::make_pair("cmp", "gshmem_uint64_wait_until"),
                                          std::make_pair("warp_pe", "gshmem_putmem_nbi_warp"),
                                          std::make_pair("team", "gshmem_barrier_block"),
-                                         std::make_pair("misaligned", "gshmem_int_atomic_add")),
+                                         std::make_pair("misaligned", "gshmem_int_atomic_add"),
+                                         std::make_pair("warp_shape", "gshmem_putmem_warp")),
                          [](const testing::TestParamInfo<std::pair<const char*, const char*>>& i) {
                            return std::string(i.param.first);
                          });

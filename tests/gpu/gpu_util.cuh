@@ -158,8 +158,12 @@ inline void poison_dev(void* p, size_t bytes) {
   GPU_CHECK(cudaDeviceSynchronize());
 }
 
+// Complete on return, also for the peers: a pageable host-to-device cudaMemcpy may return once
+// the source is staged, before the data is in place, and a host barrier that follows orders
+// nothing on the GPU, so a peer's g or iget right after it could read the old bytes.
 inline void to_dev(void* dst, const void* src, size_t bytes) {
   GPU_CHECK(cudaMemcpy(dst, src, bytes, cudaMemcpyDefault));
+  GPU_CHECK(cudaDeviceSynchronize());
 }
 
 template <class T = unsigned char>

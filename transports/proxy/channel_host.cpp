@@ -30,13 +30,17 @@ ChannelHost::ChannelHost(size_t capacity, bool pinned) : pinned_(pinned) {
   device_->ring = ring_;
   device_->returns = returns_;
   device_->mask = cap - 1;
-  device_->head = &h->head.value;
+  // Only a GPU's threads take tickets from a pinned channel: the counter is GPU memory, so taking
+  // one is a device atomic (one on host memory would need PCIe atomics to the host).
+  device_->head = pinned ? static_cast<uint64_t*>(gpu::device_alloc(64, "the proxy channel's head"))
+                         : &h->head.value;
   device_->consumed = &h->consumed.value;
   device_->quiet_done = &h->quiet_done.value;
 }
 
 ChannelHost::~ChannelHost() {
   if (pinned_) {
+    gpu::device_free(device_->head);
     gpu::pinned_free(block_);
   } else {
     std::free(block_);

@@ -13,9 +13,10 @@ namespace gshmem {
 
 class ChannelHost {
  public:
-  // capacity: commands in the ring, rounded up to a power of two. pinned: the ring, counters,
-  // return slots and the producer handle live in pinned host memory mapped for the GPUs (at the
-  // same address on both sides), so kernels push commands; else in ordinary host memory.
+  // capacity: commands in the ring, rounded up to a power of two. pinned: the ring, the
+  // proxy's counters, return slots and the producer handle live in pinned host memory mapped for
+  // the GPUs (at the same address on both sides) and the ticket counter in GPU memory, so kernels
+  // push commands with device atomics and plain stores; else all in ordinary host memory.
   explicit ChannelHost(size_t capacity, bool pinned = false);
   ~ChannelHost();
   ChannelHost(const ChannelHost&) = delete;

@@ -66,8 +66,26 @@ Network::Network(Bootstrap& boot, const NodeMesh& mesh, const std::vector<Fabric
   ProxyOptions po;
   po.emulate_atomics = env.str("GSHMEM_FABRIC_ATOMICS") == "emulated";
   po.oversubscribed = int(mesh.local_pes().size()) > cpus_available();
-  proxy_ =
-      std::make_unique<Proxy>(channel_, segments, boot.rank(), boot.size(), po, std::move(fail));
+  // The proxy's view of local memory: how a GPU heap must be reached, or the test mode that makes
+  // a host heap look like one.
+  std::vector<FabricRegion> seen = segments;
+  std::unique_ptr<LocalMemory> memory;
+  bool gpuview = env.flag("GSHMEM_PROXY_GPUVIEW") && !gpu_producers;
+  if (gpu_producers) {
+    memory = gpu_memory(segments.front().cuda_device);
+  } else if (gpuview) {
+    memory = aliased_memory(seen);
+  } else {
+    memory = host_memory();
+  }
+  po.gpu_producers = gpu_producers || gpuview;
+  // A polling proxy thread is one more busy thread per PE.
+  if (po.gpu_producers) {
+    po.oversubscribed = 2 * int(mesh.local_pes().size()) > cpus_available();
+  }
+  po.flush_before_signal = gpu_producers || gpuview;
+  proxy_ = std::make_unique<Proxy>(channel_, seen, std::move(memory), boot.rank(), boot.size(), po,
+                                   std::move(fail));
   std::vector<FabricRegion> regions = segments;
   regions.push_back(proxy_->arena());
   FabricOptions fo = fabric_options();

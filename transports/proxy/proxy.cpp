@@ -7,9 +7,7 @@
 #include <time.h>
 
 #include <cstring>
-#include <type_traits>
 
-#include "gshmem/device/atomic.cuh"
 #include "gshmem/gshmem.hpp"
 #include "host/base/log.hpp"
 
@@ -25,68 +23,6 @@ constexpr size_t kMessages = 1024;
 constexpr size_t kRecvs = 256;
 
 enum : uint32_t { kAmoRequest = 1, kAmoReply = 2 };
-
-template <class T>
-uint64_t apply_typed(void* p, AmoOp op, uint64_t v, uint64_t c) {
-  using detail::amo_apply;
-  using detail::from_bits;
-  using detail::to_bits;
-  T* t = static_cast<T*>(p);
-  T val = from_bits<T>(v), cnd = from_bits<T>(c);
-  switch (op) {
-    case AmoOp::Fetch:
-      return to_bits(amo_apply<AmoOp::Fetch>(t, val, cnd));
-    case AmoOp::Set:
-      return to_bits(amo_apply<AmoOp::Set>(t, val, cnd));
-    case AmoOp::Swap:
-      return to_bits(amo_apply<AmoOp::Swap>(t, val, cnd));
-    default:
-      break;
-  }
-  if constexpr (std::is_integral_v<T>) {
-    switch (op) {
-      case AmoOp::CompareSwap:
-        return to_bits(amo_apply<AmoOp::CompareSwap>(t, val, cnd));
-      case AmoOp::FetchAdd:
-      case AmoOp::Add:
-      case AmoOp::FetchInc:
-      case AmoOp::Inc:
-        return to_bits(amo_apply<AmoOp::FetchAdd>(t, val, cnd));
-      case AmoOp::FetchAnd:
-      case AmoOp::And:
-        return to_bits(amo_apply<AmoOp::FetchAnd>(t, val, cnd));
-      case AmoOp::FetchOr:
-      case AmoOp::Or:
-        return to_bits(amo_apply<AmoOp::FetchOr>(t, val, cnd));
-      case AmoOp::FetchXor:
-      case AmoOp::Xor:
-        return to_bits(amo_apply<AmoOp::FetchXor>(t, val, cnd));
-      default:
-        break;
-    }
-  }
-  throw Error(GSHMEM_ERROR_INTERNAL, "proxy", "", "an atomic operation the type does not have");
-}
-
-// Applies an emulated atomic that arrived from another PE, with a CPU atomic: atomic with
-// respect to same-node peers' mapped atomics on the same word.
-uint64_t apply_amo(void* p, detail::AmoType type, AmoOp op, uint64_t v, uint64_t c) {
-  switch (type) {
-    case detail::AmoType::I32:
-      return apply_typed<int32_t>(p, op, v, c);
-    case detail::AmoType::U32:
-      return apply_typed<uint32_t>(p, op, v, c);
-    case detail::AmoType::I64:
-      return apply_typed<int64_t>(p, op, v, c);
-    case detail::AmoType::U64:
-      return apply_typed<uint64_t>(p, op, v, c);
-    case detail::AmoType::F32:
-      return apply_typed<float>(p, op, v, c);
-    case detail::AmoType::F64:
-      return apply_typed<double>(p, op, v, c);
-  }
-  return 0;
-}
 
 bool fetches(AmoOp op) {
   return op == AmoOp::Fetch || op == AmoOp::Swap || op == AmoOp::CompareSwap ||
@@ -104,7 +40,9 @@ struct Proxy::Request {
   bool returns;     // the producer waits, and has not been answered yet
   int pe;
   int pending;  // fabric operations and replies still to come
-  bool has_signal, signal_sent;
+  bool has_signal, flushed, signal_sent;
+  uint8_t data_segment;
+  uint64_t data_end;  // put_signal: the offset just past its data (the flush reads before it)
   uint8_t sig_segment, sig_op;
   uint64_t sig_offset, sig_value;
   uint32_t index;
@@ -129,10 +67,12 @@ struct Proxy::Message {
   uint64_t reserved[2];
 };
 
-Proxy::Proxy(ChannelHost& channel, std::vector<FabricRegion> segments, int my_pe, int n_pes,
-             const ProxyOptions& options, std::function<void(const std::string&)> fail)
+Proxy::Proxy(ChannelHost& channel, std::vector<FabricRegion> segments,
+             std::unique_ptr<LocalMemory> memory, int my_pe, int n_pes, const ProxyOptions& options,
+             std::function<void(const std::string&)> fail)
     : channel_(channel),
       segments_(std::move(segments)),
+      memory_(std::move(memory)),
       my_pe_(my_pe),
       options_(options),
       fail_(std::move(fail)) {
@@ -182,6 +122,8 @@ void Proxy::stop() {
 }
 
 bool Proxy::drive_from_waiter(bool post_only) {
+  // Kernels cannot run the engine; GSHMEM_PROXY_GPUVIEW's CPU producers do as they would.
+  if (options_.gpu_producers) return false;
   waiter_drove_ns_.store(detail::now_ns(), std::memory_order_relaxed);
   if (!thread_.joinable() || !engine_.try_lock()) return false;
   bool work = step(post_only);
@@ -268,15 +210,31 @@ void Proxy::release_slots() {
 void Proxy::finish_op(Request* r) {
   if (--r->pending > 0) return;
   if (r->has_signal && !r->signal_sent) {
-    // Every data write of this put_signal has completed at the target: now the signal.
-    r->signal_sent = true;
-    r->pending = 1;
-    start_amo(r, r->pe, r->sig_segment, r->sig_offset, detail::AmoType::U64,
-              r->sig_op == GSHMEM_SIGNAL_ADD ? AmoOp::Add : AmoOp::Set, r->sig_value, 0);
-    finish_op(r);
+    start_signal(r);
     return;
   }
   complete(r);
+}
+
+// Every data write of this put_signal has completed at the target: now the signal. Into GPU
+// memory "completed" means the NIC has posted its writes, not that the GPU sees them: a read of
+// the data's last bytes first makes them visible (a PCIe read does not pass posted writes).
+void Proxy::start_signal(Request* r) {
+  r->pending = 1;
+  if (options_.flush_before_signal && !r->flushed && r->data_end) {
+    r->flushed = true;
+    uint64_t at = r->data_end >= sizeof r->compare ? r->data_end - sizeof r->compare : 0;
+    Op* op = new_op(r);
+    op->kind = Op::Transfer;
+    fabric_->read(r->pe, r->data_segment, at, &r->compare,
+                  std::min<uint64_t>(sizeof r->compare, r->data_end), op);
+    finish_op(r);
+    return;
+  }
+  r->signal_sent = true;
+  start_amo(r, r->pe, r->sig_segment, r->sig_offset, detail::AmoType::U64,
+            r->sig_op == GSHMEM_SIGNAL_ADD ? AmoOp::Add : AmoOp::Set, r->sig_value, 0);
+  finish_op(r);
 }
 
 void Proxy::complete(Request* r) {
@@ -305,10 +263,13 @@ bool Proxy::registered(const void* p, uint64_t bytes) const {
 }
 
 void Proxy::start_transfer(Request* r, const detail::Command& c, bool write) {
-  char* local = reinterpret_cast<char*>(c.local);
-  bool bounce = fabric_->needs_local_mr() && !registered(local, c.bytes);
-  // A blocking small put returns once its source is copied, not after a network round trip.
-  if (write && r->returns && c.bytes <= kSlotBytes) bounce = true;
+  char* local = memory_->view(c.local);
+  bool host = memory_->host_accessible(local, c.bytes);
+  // The provider reaches unregistered memory with host instructions (when it allows it at all).
+  bool bounce = !registered(local, c.bytes) && (fabric_->needs_local_mr() || !host);
+  // A blocking small put from host memory returns once its source is copied, not after a network
+  // round trip (from device memory the copy would cost as much as the round trip).
+  if (write && r->returns && c.bytes <= kSlotBytes && host) bounce = true;
   uint64_t chunk = bounce ? kSlotBytes : options_.chunk_bytes;
   for (uint64_t pos = 0; pos < c.bytes; pos += chunk) {
     uint64_t n = std::min<uint64_t>(chunk, c.bytes - pos);
@@ -318,20 +279,38 @@ void Proxy::start_transfer(Request* r, const detail::Command& c, bool write) {
     if (bounce) {
       op->slot = take_slot();
       if (write) {
-        std::memcpy(op->slot, buf, n);
+        memory_->to_host(op->slot, buf, n);
       } else {
         op->copy_to = buf;
         op->copy_bytes = n;
       }
       buf = op->slot;
     }
+    void* at = memory_->fabric_address(buf);
     if (write) {
-      fabric_->write(c.pe, c.segment, c.offset + pos, buf, n, op);
+      fabric_->write(c.pe, c.segment, c.offset + pos, at, n, op);
     } else {
-      fabric_->read(c.pe, c.segment, c.offset + pos, buf, n, op);
+      fabric_->read(c.pe, c.segment, c.offset + pos, at, n, op);
     }
   }
   if (write && bounce) answer(r, 0);  // the source has been copied: the caller may reuse it
+}
+
+// p and g: the element goes from or to the request's own registered words.
+void Proxy::start_value(Request* r, const detail::Command& c, bool write) {
+  if (c.bytes == 0 || c.bytes > sizeof(uint64_t)) {
+    fail_("proxy: a p/g command of " + std::to_string(c.bytes) + " bytes");
+    return;
+  }
+  Op* op = new_op(r);
+  op->kind = Op::Transfer;
+  if (write) {
+    r->operand = c.value;
+    fabric_->write(c.pe, c.segment, c.offset, &r->operand, c.bytes, op);
+  } else {
+    r->result = 0;  // complete() answers with it
+    fabric_->read(c.pe, c.segment, c.offset, &r->result, c.bytes, op);
+  }
 }
 
 void Proxy::start_amo(Request* r, int pe, int segment, uint64_t offset, detail::AmoType type,
@@ -381,8 +360,8 @@ void Proxy::serve(Message* m) {
     fail_("proxy: a malformed atomic request arrived from PE " + std::to_string(m->from));
     return;
   }
-  uint64_t old = apply_amo(segments_[m->segment].base + m->offset, detail::AmoType(m->amo_type),
-                           AmoOp(m->amo_op), m->value, m->cond);
+  uint64_t old = memory_->atomic(segments_[m->segment].base + m->offset,
+                                 detail::AmoType(m->amo_type), AmoOp(m->amo_op), m->value, m->cond);
   Message* reply = take_message();
   *reply = Message{};
   reply->kind = kAmoReply;
@@ -414,7 +393,7 @@ void Proxy::on_done(void* ctx, bool ok, const std::string& why) {
       free_messages_.push_back(op->msg);
       break;
     case Op::Transfer:
-      if (op->copy_to) std::memcpy(op->copy_to, op->slot, op->copy_bytes);
+      if (op->copy_to) memory_->from_host(op->copy_to, op->slot, op->copy_bytes);
       if (op->slot) give_slot(op->slot);
       break;
   }
@@ -459,8 +438,16 @@ void Proxy::execute(const detail::Command& c, uint64_t ticket) {
     case CmdOp::Get:
       start_transfer(r, c, false);
       break;
+    case CmdOp::PutValue:
+      start_value(r, c, true);
+      break;
+    case CmdOp::GetValue:
+      start_value(r, c, false);
+      break;
     case CmdOp::PutSignal:
       r->has_signal = true;
+      r->data_segment = c.segment;
+      r->data_end = c.bytes ? c.offset + c.bytes : 0;
       r->sig_segment = c.amo_type;
       r->sig_op = c.amo_op;
       r->sig_offset = c.cond;
@@ -523,6 +510,16 @@ void Proxy::run() {
       detail::spin_pause();
       continue;
     }
+    if (options_.gpu_producers) {
+      // No doorbell: a kernel's command is seen only by polling, within microseconds. With more
+      // busy threads than cores the poll yields between rounds.
+      if (options_.oversubscribed) {
+        sched_yield();
+      } else {
+        detail::spin_pause();
+      }
+      continue;
+    }
     sleep();
     idle = 0;
   }
@@ -536,8 +533,8 @@ bool Proxy::waiter_recent() const {
 // Background progress for when no thread of this PE is inside gshmem (the PE computes, or its
 // peers need it to progress): sleeps on the completion queue's file descriptor until the network
 // has news. While waiters drive the engine it leaves the queue to them and only checks back.
-// Commands need no wake-up: host producers issue their own (see channel_push); device producers
-// are covered by the short sleeps of a GPU heap's proxy.
+// Commands need no wake-up: host producers issue their own (see channel_push). Device producers
+// ring no doorbell, so with them (gpu_producers) run() never comes here.
 void Proxy::sleep() {
   pollfd fd{-1, POLLIN, 0};
   int timeout_ms = 1;

@@ -1,13 +1,17 @@
 // The proxy thread: drains the channel into the fabric transport and gives the commands their
 // meaning on a network that completes operations in any order.
 //
-//   put/get      one or more fabric writes/reads (chunked; bounced through registered memory
-//                when the provider needs registered local buffers, or when a blocking put can
+//   put/get      one or more fabric writes/reads (chunked; staged through registered host
+//                memory when the local buffer is not registered and the provider needs it
+//                registered or it is device memory, or when a blocking put from host memory can
 //                return as soon as its source is copied)
+//   p/g          one element whose value travels in the command or comes back in the return slot
 //   atomics      a native fabric atomic when the provider has it, else a message to the target's
 //                proxy, which applies it with a CPU atomic and replies
 //   put_signal   the data first; the signal only once every data write has completed (delivery
-//                complete = visible at the target), so the signal can never overtake its data
+//                complete = visible at the target), so the signal can never overtake its data;
+//                into GPU memory, a read of the data's last bytes first flushes the NIC's writes
+//                (PCIe reads do not pass posted writes), as NVSHMEM does for GPUDirect RDMA
 //   fence        operations to a PE after the fence wait until that PE's earlier ones completed
 //   quiet        everything issued before it has completed
 #pragma once
@@ -24,6 +28,7 @@
 
 #include "transports/fabric/fabric.hpp"
 #include "transports/proxy/channel_host.hpp"
+#include "transports/proxy/local_memory.hpp"
 
 namespace gshmem {
 
@@ -31,14 +36,21 @@ struct ProxyOptions {
   bool emulate_atomics = false;  // always use the message path for atomics (EFA's behaviour)
   size_t chunk_bytes = size_t(4) << 20;
   bool oversubscribed = false;  // busy threads outnumber cores: yield between steps
+  // Kernels produce (or GSHMEM_PROXY_GPUVIEW stands in for them): producers ring no doorbell and
+  // run no engine step, so the proxy thread polls the ring without sleeping.
+  bool gpu_producers = false;
+  // The symmetric segments are GPU memory: flush the NIC's writes before a put_signal's signal.
+  bool flush_before_signal = false;
 };
 
 class Proxy {
  public:
-  // `segments` are this PE's symmetric regions by segment number (heap, static data): the
-  // proxy applies emulated atomics there. `fail` ends the job with a message.
-  Proxy(ChannelHost& channel, std::vector<FabricRegion> segments, int my_pe, int n_pes,
-        const ProxyOptions& options, std::function<void(const std::string&)> fail);
+  // `segments` are this PE's symmetric regions by segment number (heap, static data) as `memory`
+  // lets the proxy see them: emulated atomics are applied there. `fail` ends the job with a
+  // message.
+  Proxy(ChannelHost& channel, std::vector<FabricRegion> segments,
+        std::unique_ptr<LocalMemory> memory, int my_pe, int n_pes, const ProxyOptions& options,
+        std::function<void(const std::string&)> fail);
   ~Proxy();
 
   // The proxy's own registered memory (requests, bounce buffers, messages): register it with
@@ -80,6 +92,8 @@ class Proxy {
   Message* take_message();
 
   void start_transfer(Request* r, const detail::Command& c, bool write);
+  void start_value(Request* r, const detail::Command& c, bool write);
+  void start_signal(Request* r);
   void start_amo(Request* r, int pe, int segment, uint64_t offset, detail::AmoType type, AmoOp op,
                  uint64_t value, uint64_t cond);
   void serve(Message* m);
@@ -91,6 +105,7 @@ class Proxy {
   Fabric* fabric_ = nullptr;
   ChannelHost& channel_;
   std::vector<FabricRegion> segments_;
+  std::unique_ptr<LocalMemory> memory_;
   int my_pe_;
   ProxyOptions options_;
   std::function<void(const std::string&)> fail_;

@@ -6,7 +6,11 @@
 // add on `head`, waits while the ring is full (the proxy publishes how many tickets it has
 // consumed), fills the slot, and publishes it by storing seq = ticket + 1 with release. The seq is
 // the slot's phase: it differs on every lap, so the proxy needs no doorbell and can never mistake
-// last lap's command for this one. Data travels by reference (`local`), never through the ring.
+// last lap's command for this one. For GPUs `head` is device memory (only the GPU's threads take
+// tickets, and an atomic on host memory would need PCIe atomics); everything a GPU writes into
+// host memory is a plain store. Bulk data travels by reference (`local`, a producer's address the
+// proxy reaches only through the fabric or CUDA copies); single values (p, g, atomics) travel in
+// the command and come back in the return slot, never through a thread's stack.
 //
 // Blocking forms wait on their ticket's return slot, which the proxy tags with ticket + 1 (and
 // fills with a fetched value): for put, once the source may be reused; for get and fetching
@@ -22,7 +26,19 @@
 
 namespace gshmem::detail {
 
-enum class CmdOp : uint8_t { Put = 1, Get, Amo, Signal, PutSignal, Fence, Quiet };
+// PutValue/GetValue: one element of `bytes` (1 to 8) whose bits travel in `value` (put) or come
+// back in the return slot (get).
+enum class CmdOp : uint8_t {
+  Put = 1,
+  Get,
+  Amo,
+  Signal,
+  PutSignal,
+  Fence,
+  Quiet,
+  PutValue,
+  GetValue
+};
 
 // Operand types of remote atomics as they travel in a command.
 enum class AmoType : uint8_t { I32, U32, I64, U64, F32, F64 };
@@ -171,6 +187,27 @@ GSHMEM_HD GSHMEM_HOST_NOINLINE void channel_get(const DeviceContext& c, Remote r
     }
   }
   G::sync();
+}
+
+// p to a proxied peer: the value is in the command, so p returns once it is queued.
+template <class T>
+GSHMEM_HD GSHMEM_HOST_NOINLINE void channel_put_value(const DeviceContext& c, Remote r, T value,
+                                                      int pe, Site s) {
+  static_assert(sizeof(T) <= sizeof(uint64_t));
+  Command cmd = make_command(CmdOp::PutValue, r, pe);
+  cmd.value = to_bits(value);
+  cmd.bytes = sizeof(T);
+  channel_push(c, cmd, s);
+}
+
+// g from a proxied peer: the value comes back in the return slot.
+template <class T>
+GSHMEM_HD GSHMEM_HOST_NOINLINE T channel_get_value(const DeviceContext& c, Remote r, int pe,
+                                                   Site s) {
+  static_assert(sizeof(T) <= sizeof(uint64_t));
+  Command cmd = make_command(CmdOp::GetValue, r, pe);
+  cmd.bytes = sizeof(T);
+  return from_bits<T>(channel_call(c, cmd, s));
 }
 
 template <AmoOp Op>

@@ -91,6 +91,7 @@ enum class BadInput : uint8_t {
   Team,
   NotInitialized,
   NoTransport,
+  GroupShape,  // a _warp call in a block whose size is not a multiple of 32 (`bytes`: the size)
 };
 
 namespace detail {
@@ -115,7 +116,9 @@ namespace detail {
                      : what == BadInput::SignalOp       ? "signal operation"
                      : what == BadInput::Team           ? "team (invalid, or not a member)"
                      : what == BadInput::NotInitialized ? "call outside gshmem_init..finalize"
-                                                        : "no transport reaches the PE";
+                     : what == BadInput::GroupShape
+                         ? "a _warp call in a block whose size (value) is not a multiple of 32"
+                         : "no transport reaches the PE";
   printf("gshmem: PE %d: %s: bad input: %s (argument %s, address %p, value %llu, pe %d)\n", c.my_pe,
          site.call, kind, site.arg ? site.arg : "-", addr, (unsigned long long)bytes, pe);
   __trap();

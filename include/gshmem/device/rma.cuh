@@ -9,6 +9,7 @@
 #include "gshmem/device/channel.cuh"
 #include "gshmem/device/context.cuh"
 #include "gshmem/device/group.cuh"
+#include "gshmem/device/group_check.cuh"
 
 namespace gshmem {
 
@@ -39,6 +40,7 @@ GSHMEM_HD GSHMEM_INLINE uint64_t strided_bytes(const DeviceContext& c, Site s, c
 template <class G>
 GSHMEM_HD GSHMEM_INLINE void put_impl(const DeviceContext& c, void* dst, const void* src,
                                       uint64_t bytes, int pe, bool blocking, Site s) {
+  check_group<G>(c, s);
   if (bytes == 0) return;
   Remote r = resolve(c, dst, bytes, pe, s.with("dest"));
   if (r.ptr) {
@@ -52,6 +54,7 @@ GSHMEM_HD GSHMEM_INLINE void put_impl(const DeviceContext& c, void* dst, const v
 template <class G>
 GSHMEM_HD GSHMEM_INLINE void get_impl(const DeviceContext& c, void* dst, const void* src,
                                       uint64_t bytes, int pe, bool blocking, Site s) {
+  check_group<G>(c, s);
   if (bytes == 0) return;
   Remote r = resolve(c, src, bytes, pe, s.with("source"));
   if (r.ptr) {
@@ -116,16 +119,26 @@ GSHMEM_HD GSHMEM_INLINE void p(const DeviceContext& c, T* dst, T value, int pe,
   if (r.ptr) {
     *reinterpret_cast<volatile T*>(r.ptr) = value;
   } else {
-    detail::channel_put<Thread>(c, r, &value, sizeof(T), pe, true, s);
+    if constexpr (sizeof(T) <= sizeof(uint64_t)) {
+      detail::channel_put_value(c, r, value, pe, s);
+    } else {
+      // Wider than a command's value (long double, host code only): by reference, from this
+      // host thread's stack.
+      detail::channel_put<Thread>(c, r, &value, sizeof(T), pe, true, s);
+    }
   }
 }
 template <class T>
 GSHMEM_HD GSHMEM_INLINE T g(const DeviceContext& c, const T* src, int pe, Site s = {"gshmem_g"}) {
   Remote r = resolve(c, src, sizeof(T), pe, s.with("source"));
   if (r.ptr) return *reinterpret_cast<const volatile T*>(r.ptr);
-  T value{};
-  detail::channel_get<Thread>(c, r, &value, sizeof(T), pe, true, s);
-  return value;
+  if constexpr (sizeof(T) <= sizeof(uint64_t)) {
+    return detail::channel_get_value<T>(c, r, pe, s);
+  } else {
+    T value{};
+    detail::channel_get<Thread>(c, r, &value, sizeof(T), pe, true, s);
+    return value;
+  }
 }
 
 // Strided: element i goes from src[i * src_stride] to dst[i * dst_stride]. Strides are in
@@ -133,13 +146,15 @@ GSHMEM_HD GSHMEM_INLINE T g(const DeviceContext& c, const T* src, int pe, Site s
 template <class G = Thread, class T>
 GSHMEM_HD void iput(const DeviceContext& c, T* dst, const T* src, ptrdiff_t dst_stride,
                     ptrdiff_t src_stride, size_t nelems, int pe, Site s = {"gshmem_iput"}) {
+  detail::check_group<G>(c, s);
   if (nelems == 0) return;
   detail::strided_bytes<T>(c, s, src, nelems, src_stride);
-  Remote r = resolve(c, dst, detail::strided_bytes<T>(c, s, dst, nelems, dst_stride), pe,
-                     s.with("dest"));
+  Remote r =
+      resolve(c, dst, detail::strided_bytes<T>(c, s, dst, nelems, dst_stride), pe, s.with("dest"));
   if (r.ptr) {
     T* out = reinterpret_cast<T*>(r.ptr);
-    for (size_t i = G::rank(); i < nelems; i += G::size()) out[i * dst_stride] = src[i * src_stride];
+    for (size_t i = G::rank(); i < nelems; i += G::size())
+      out[i * dst_stride] = src[i * src_stride];
     G::sync();
     return;
   }
@@ -150,6 +165,7 @@ GSHMEM_HD void iput(const DeviceContext& c, T* dst, const T* src, ptrdiff_t dst_
 template <class G = Thread, class T>
 GSHMEM_HD void iget(const DeviceContext& c, T* dst, const T* src, ptrdiff_t dst_stride,
                     ptrdiff_t src_stride, size_t nelems, int pe, Site s = {"gshmem_iget"}) {
+  detail::check_group<G>(c, s);
   if (nelems == 0) return;
   detail::strided_bytes<T>(c, s, dst, nelems, dst_stride);
   Remote r = resolve(c, src, detail::strided_bytes<T>(c, s, src, nelems, src_stride), pe,

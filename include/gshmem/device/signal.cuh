@@ -9,6 +9,7 @@
 #include "gshmem/device/channel.cuh"
 #include "gshmem/device/context.cuh"
 #include "gshmem/device/group.cuh"
+#include "gshmem/device/group_check.cuh"
 #include "gshmem/device/rma.cuh"
 #include "gshmem/device/wait_until.cuh"
 
@@ -38,6 +39,7 @@ template <class G>
 GSHMEM_HD void put_signal_impl(const DeviceContext& c, void* dst, const void* src, uint64_t bytes,
                                uint64_t* sig, uint64_t value, int op, int pe, bool blocking,
                                Site s) {
+  check_group<G>(c, s);
   check_signal_op(c, s, sig, op);
   Remote rd = bytes ? resolve(c, dst, bytes, pe, s.with("dest")) : Remote{nullptr, 0, 0};
   Remote rs = resolve(c, sig, sizeof(uint64_t), pe, s.with("sig_addr"));
@@ -73,9 +75,9 @@ GSHMEM_HD GSHMEM_INLINE void putmem_signal_nbi(const DeviceContext& c, void* dst
 
 // Typed forms: nelems elements of T.
 template <class G = Thread, class T>
-GSHMEM_HD GSHMEM_INLINE void put_signal(const DeviceContext& c, T* dst, const T* src,
-                                        size_t nelems, uint64_t* sig, uint64_t value, int op,
-                                        int pe, Site s = {"gshmem_put_signal"}) {
+GSHMEM_HD GSHMEM_INLINE void put_signal(const DeviceContext& c, T* dst, const T* src, size_t nelems,
+                                        uint64_t* sig, uint64_t value, int op, int pe,
+                                        Site s = {"gshmem_put_signal"}) {
   detail::put_signal_impl<G>(c, dst, src, detail::elems_to_bytes<T>(c, s, dst, nelems), sig, value,
                              op, pe, true, s);
 }
