@@ -112,7 +112,11 @@ namespace detail {
 #define GSHMEM_UNROLL _Pragma("unroll")
 using CopyVec = int4;
 #else
+#if defined(__CUDACC__)
+#define GSHMEM_UNROLL  // nvcc's host pass knows neither pragma
+#else
 #define GSHMEM_UNROLL _Pragma("GCC unroll 4")
+#endif
 // The host's 16-byte unit: two words, copied as one SSE/NEON register where the target has one.
 struct alignas(16) CopyVec {
   uint64_t w[2];
