@@ -1,7 +1,9 @@
 // gshmem::moe::AllToAll on CPU PEs: sizes and allocation, the order of the calls, and the host
 // loops that run the exchange steps (moe/routing.cuh, moe/exchange.cuh, moe/weighted_sum.cuh)
 // with G = Thread, one peer after another. A GPU heap would launch the same steps as kernels on
-// `stream` (one block per peer); until that layer exists a stream is refused.
+// `stream` (one block per peer); until that layer exists a stream is refused. For the tests,
+// set_host_groups (moe/test_hooks.hpp) makes the same loops run the steps as kernels would: by
+// host thread groups (G = Block), a block per peer at once where the steps are per peer.
 //
 // One dispatch, on every member:
 //   send  route its tokens; count words to every member (put-with-signal, SET epoch); in the
@@ -24,8 +26,10 @@
 #include "gshmem/moe.hpp"
 #include "host/base/log.hpp"
 #include "host/runtime/runtime.hpp"
+#include "gshmem/simt.hpp"
 #include "moe/exchange.cuh"
 #include "moe/routing.cuh"
+#include "moe/test_hooks.hpp"
 #include "moe/weighted_sum.cuh"
 
 namespace gshmem::moe {
@@ -129,7 +133,15 @@ struct Carver {
   }
 };
 
+// set_host_groups: the grid shape handles made from now on run their steps with (threads == 0:
+// one thread, G = Thread).
+simt::Grid g_host_groups{1, 0, 1};
+
 }  // namespace
+
+void set_host_groups(const simt::Grid* grid) {
+  g_host_groups = grid ? *grid : simt::Grid{1, 0, 1};
+}
 
 class AllToAll::Impl {
  public:
@@ -158,6 +170,13 @@ class AllToAll::Impl {
   void abandon();
   template <class F>
   void for_each_peer(F&& f) const;
+  // Runs step(G{}) by one group: this thread, or one host block (set_host_groups).
+  template <class Step>
+  void one_group(Step&& step) const;
+  // Runs step(G{}, r) for the peers r in for_each_peer's order: in turn on this thread, or a host
+  // block per peer, all at once.
+  template <class Step>
+  void each_peer(Step&& step) const;
   // The two halves of combine. `own`: y stays valid until the sums are done, so this member's
   // own outputs are read there instead of being copied into its y_in.
   void send_outputs(const char* y, bool own, const char* call);
@@ -173,6 +192,7 @@ class AllToAll::Impl {
   uint64_t epoch_ = 0;
   int32_t tokens_ = 0;
   Stage stage_ = Stage::Idle;
+  simt::Grid groups_ = g_host_groups;  // threads == 0: G = Thread
 };
 
 AllToAll::Impl::Impl(const Config& config) : cfg(config), team_(config.team) {
@@ -371,6 +391,27 @@ void AllToAll::Impl::for_each_peer(F&& f) const {
   }
 }
 
+template <class Step>
+void AllToAll::Impl::one_group(Step&& step) const {
+  if (groups_.threads == 0) {
+    step(Thread{});
+    return;
+  }
+  simt::run({1, groups_.threads, groups_.warp}, [&](unsigned) { step(Block{}); });
+}
+
+template <class Step>
+void AllToAll::Impl::each_peer(Step&& step) const {
+  if (groups_.threads == 0) {
+    for_each_peer([&](int32_t r) { step(Thread{}, r); });
+    return;
+  }
+  std::vector<int32_t> peers;
+  for_each_peer([&](int32_t r) { peers.push_back(r); });
+  simt::run({unsigned(peers.size()), groups_.threads, groups_.warp},
+            [&](unsigned b) { step(Block{}, peers[b]); });
+}
+
 void AllToAll::Impl::abandon() {
   quiet<Thread>(ctx_);
   team_sync<Thread>(ctx_, team_, {"gshmem_moe_dispatch_send"});
@@ -400,7 +441,7 @@ void AllToAll::Impl::dispatch_send(const void* x, const float* scales, const int
   }
   const uint64_t epoch = ++epoch_;
   if (!bad_arg) {
-    detail::route<Thread>(p, indices, tokens, epoch);
+    one_group([&](auto g) { detail::route<decltype(g)>(p, indices, tokens, epoch); });
     if (*p.result >= 0) {
       const int32_t i = *p.result, x = indices[i];
       bad_arg = "indices";
@@ -416,20 +457,25 @@ void AllToAll::Impl::dispatch_send(const void* x, const float* scales, const int
 
   Site site{call};
   const uint64_t signal = bad_arg ? epoch | detail::kAbortBit : epoch;
-  for_each_peer([&](int32_t r) { detail::send_counts<Thread>(ctx_, p, signal, r, site); });
+  each_peer([&](auto g, int32_t r) { detail::send_counts<decltype(g)>(ctx_, p, signal, r, site); });
 
   // Worst-case landing zones cannot overflow (route() saw distinct experts per token): the
   // network batches need not wait for the capacity check, and travel while the counts do.
   const bool early = !bad_arg && worst_case_;
   if (early) {
-    for_each_peer([&](int32_t r) {
+    each_peer([&](auto g, int32_t r) {
       if (detail::mapped(ctx_, p.pe(r))) return;
-      detail::send_tokens<Thread>(ctx_, p, epoch, r, static_cast<const char*>(x), scales, site);
+      detail::send_tokens<decltype(g)>(ctx_, p, epoch, r, static_cast<const char*>(x), scales,
+                                       site);
     });
   }
 
-  int32_t aborted =
-      detail::for_each_arrival<Thread>(ctx_, p, detail::kCounts, epoch, call, [](int32_t) {});
+  int32_t aborted = -1;
+  one_group([&](auto g) {
+    using G = decltype(g);
+    int32_t a = detail::for_each_arrival<G>(ctx_, p, detail::kCounts, epoch, call, [](int32_t) {});
+    if (G::rank() == 0) aborted = a;
+  });
   if (bad_arg || aborted >= 0) {
     abandon();
     if (bad_arg) bad_argument(call, bad_arg, bad);
@@ -438,13 +484,13 @@ void AllToAll::Impl::dispatch_send(const void* x, const float* scales, const int
                         "says which); no tokens were exchanged",
                         p.pe(aborted), aborted));
   }
-  detail::load_counts<Thread>(p, epoch);
+  one_group([&](auto g) { detail::load_counts<decltype(g)>(p, epoch); });
   if (*p.result >= 0) {
     throw Error(GSHMEM_ERROR_INTERNAL, call, "",
                 format("the counts from PE %d are not this call's (epoch %llu)", p.pe(*p.result),
                        (unsigned long long)epoch));
   }
-  detail::plan_call<Thread>(p);
+  one_group([&](auto g) { detail::plan_call<decltype(g)>(p); });
   if (*p.result) {
     const Overflow o = detail::find_overflow(p);
     abandon();
@@ -462,10 +508,10 @@ void AllToAll::Impl::dispatch_send(const void* x, const float* scales, const int
                p.pe(o.source), o.min_capacity_factor),
         o);
   }
-  detail::place_pairs<Thread>(p, indices, tokens);
-  for_each_peer([&](int32_t r) {
+  one_group([&](auto g) { detail::place_pairs<decltype(g)>(p, indices, tokens); });
+  each_peer([&](auto g, int32_t r) {
     if (early && !detail::mapped(ctx_, p.pe(r))) return;
-    detail::send_tokens<Thread>(ctx_, p, epoch, r, static_cast<const char*>(x), scales, site);
+    detail::send_tokens<decltype(g)>(ctx_, p, epoch, r, static_cast<const char*>(x), scales, site);
   });
   tokens_ = tokens;
   stage_ = Stage::Sent;
@@ -475,8 +521,11 @@ ExpertBatch AllToAll::Impl::dispatch_recv(void* stream) {
   const char* call = "gshmem_moe_dispatch_recv";
   expect(Stage::Sent, call, stream);
   Plan& p = p_;
-  detail::for_each_arrival<Thread>(ctx_, p, detail::kTokens, epoch_, call, [&](int32_t s) {
-    if (!detail::mapped(ctx_, p.pe(s))) detail::unpack_landing<Thread>(p, s);
+  one_group([&](auto g) {
+    using G = decltype(g);
+    detail::for_each_arrival<G>(ctx_, p, detail::kTokens, epoch_, call, [&](int32_t s) {
+      if (!detail::mapped(ctx_, p.pe(s))) detail::unpack_landing<G>(p, s);
+    });
   });
   stage_ = Stage::Received;
   ExpertBatch b{};
@@ -492,28 +541,43 @@ ExpertBatch AllToAll::Impl::dispatch_recv(void* stream) {
 
 void AllToAll::Impl::send_outputs(const char* y, bool own, const char* call) {
   Site site{call};
-  for_each_peer([&](int32_t m) {
-    detail::send_outputs<Thread>(ctx_, p_, epoch_, m, own && m == p_.me ? nullptr : y, site);
+  auto send = [&](auto g, int32_t m) {
+    detail::send_outputs<decltype(g)>(ctx_, p_, epoch_, m, own && m == p_.me ? nullptr : y, site);
+  };
+  if (groups_.threads == 0 || p_.dp == 1) {
+    each_peer(send);
+    return;
+  }
+  // The members of a DP group share one gathered range of y_stage (send_outputs gathers it for
+  // the group's first network member and marks it staged): a block per DP group then, sending to
+  // its members in turn, so no two blocks gather into one range.
+  simt::run({unsigned(p_.groups()), groups_.threads, groups_.warp}, [&](unsigned b) {
+    for_each_peer([&](int32_t m) {
+      if (m / p_.dp == int32_t(b)) send(Block{}, m);
+    });
   });
 }
 
 void AllToAll::Impl::sum_outputs(void* out, const float* weights, const void* own,
                                  const char* call) {
-  detail::for_each_arrival<Thread>(ctx_, p_, detail::kOutputs, epoch_, call, [](int32_t) {});
-  switch (cfg.combine_type) {
-    case DType::F32:
-      detail::weighted_sum<Thread>(p_, weights, static_cast<float*>(out), tokens_, acc_.data(),
-                                   static_cast<const float*>(own));
-      break;
-    case DType::BF16:
-      detail::weighted_sum<Thread>(p_, weights, static_cast<coll::bfloat16_t*>(out), tokens_,
-                                   acc_.data(), static_cast<const coll::bfloat16_t*>(own));
-      break;
-    default:
-      detail::weighted_sum<Thread>(p_, weights, static_cast<coll::half_t*>(out), tokens_,
-                                   acc_.data(), static_cast<const coll::half_t*>(own));
-      break;
-  }
+  one_group([&](auto g) {
+    using G = decltype(g);
+    detail::for_each_arrival<G>(ctx_, p_, detail::kOutputs, epoch_, call, [](int32_t) {});
+    switch (cfg.combine_type) {
+      case DType::F32:
+        detail::weighted_sum<G>(p_, weights, static_cast<float*>(out), tokens_, acc_.data(),
+                                static_cast<const float*>(own));
+        break;
+      case DType::BF16:
+        detail::weighted_sum<G>(p_, weights, static_cast<coll::bfloat16_t*>(out), tokens_,
+                                acc_.data(), static_cast<const coll::bfloat16_t*>(own));
+        break;
+      default:
+        detail::weighted_sum<G>(p_, weights, static_cast<coll::half_t*>(out), tokens_, acc_.data(),
+                                static_cast<const coll::half_t*>(own));
+        break;
+    }
+  });
   stage_ = Stage::Idle;
 }
 

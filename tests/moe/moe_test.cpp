@@ -5,18 +5,31 @@
 // nodes (--ppn), where batches travel through the network transport.
 //
 // Every PE runs every test and reaches the same collective calls; inputs come from the job seed
-// (MP_TEST_SEED reproduces a run).
+// (MP_TEST_SEED reproduces a run). MP_TEST_SIMT=THREADSxWARP (tests/simt) runs the exchange steps
+// with host thread groups of that shape, as kernels would run them.
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
 
 #include "gshmem/moe.h"
+#include "moe/test_hooks.hpp"
 #include "tests/moe/moe_check.hpp"
 
 extern "C" int moe_c_create(int n_pes, gshmem_moe_handle_t* handle);  // capi_c.c
 
 namespace {
+
+// Before main: every handle of the run is made under it.
+const bool kHostGroups = [] {
+  const char* v = std::getenv("MP_TEST_SIMT");
+  gshmem::simt::Grid g{1, 0, 0};
+  if (!v || std::sscanf(v, "%ux%u", &g.threads, &g.warp) != 2 || g.threads == 0) return false;
+  gshmem::moe::set_host_groups(&g);
+  return true;
+}();
 
 using namespace moe_test;
 using gshmem::moe::CapacityError;

@@ -15,12 +15,11 @@
 
 namespace gshmem::coll {
 
-#if defined(__CUDACC__)
+// On the host, inside a gshmem::simt::run of ws.nch blocks, it runs the same (CPU PE tests).
 template <class T, class Op, bool kAvg = false>
-__device__ void run_block(const Workspace& ws, Coll coll, const CallArgs& a) {
-  run_channel<Block>(ws, coll, StaticReducer<T, Op, kAvg>{}, a, int(blockIdx.x));
+GSHMEM_HD void run_block(const Workspace& ws, Coll coll, const CallArgs& a) {
+  run_channel<Block>(ws, coll, StaticReducer<T, Op, kAvg>{}, a, int(block_in_grid()));
   if (a.src_pub || a.dst_pub) release_user_buffers<Block>(ws);
 }
-#endif
 
 }  // namespace gshmem::coll

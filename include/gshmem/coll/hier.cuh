@@ -45,7 +45,11 @@ GSHMEM_HD void hier_allreduce(const Workspace& ws, int node_size, bool rail_rd, 
     const uint64_t m = cr.hi - base < piece ? cr.hi - base : piece;
     const uint32_t rd = round++;
     const uint64_t region = half_off(ws, ch, half_of(ws, rd));
-    const PushLayout pl{region + hb - push_bytes, slot, nin};
+    // The receive slots of this channel, in the last quarter of its own half region: slot_off
+    // adds ch * nin * kSlots slots, which this base takes back (else channel ch's slots would
+    // land in channel 2ch's region, or past the pool, when channels run at once as in a kernel).
+    const PushLayout pl{region + hb - push_bytes - uint64_t(ch) * uint64_t(nin * kSlots) * slot,
+                        slot, nin};
     const char* in = src + base * es;
     publish_input<G>(ws, node, ch, rd, in, a.src_pub, 1, 0, m, es);
     const Range mine = split(m, L, l);

@@ -1,0 +1,247 @@
+// The collectives' algorithm code run the way the collective kernel runs it: one host block per
+// channel, all channels of a call at once (run_channel<Block> with the compile-time reducer that
+// kernels use), for every collective and every algorithm the team's shape allows, over 1 to 4
+// channels and chunk sizes that pipeline; with user buffers published in place where peers are
+// mapped. Then the team collectives kernels call (gshmem/coll/team.cuh) by a Warp and by a Block,
+// interleaved with the host API on the same team. Results are exact (small integers, also in
+// floating types).
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <string>
+#include <vector>
+
+#include "collectives/coll_host.hpp"
+#include "gshmem/coll/device.cuh"
+#include "gshmem/coll/team.cuh"
+#include "gshmem/collectives.h"
+#include "gshmem/simt.hpp"
+#include "tests/common/mp_util.hpp"
+
+using namespace gshmem_test;
+namespace gc = gshmem::coll;
+namespace simt = gshmem::simt;
+using gshmem::Block;
+using gshmem::Warp;
+
+namespace {
+
+const gshmem::DeviceContext& ctx() {
+  return gshmem::default_context();
+}
+
+// Member p's element i: small, so every sum and product is exact.
+template <class T>
+T value(int p, size_t i) {
+  return T((p * 3 + int(i % 7)) % 5 + 1);
+}
+
+// The Workspace of a call on the world team, as the host API builds it (coll_api.cpp), with the
+// plan given; the call's number advances the team's counter as every collective call does.
+gc::Workspace workspace(gc::Algo algo, int nch, uint64_t chunk, const char* call) {
+  const gshmem::DeviceContext& c = ctx();
+  gc::Workspace ws{};
+  ws.c = c;
+  ws.team = c.teams[GSHMEM_TEAM_WORLD];
+  ws.call = call;
+  ws.area_off = c.coll_area_off + uint64_t(GSHMEM_TEAM_WORLD) * c.coll_area_stride;
+  ws.pool_off = c.coll_pool_off;
+  ws.pool_bytes = c.coll_pool_bytes;
+  ws.flag_stride = c.n_pes;
+  ws.nch = nch;
+  ws.chunk = chunk;
+  ws.algo = algo;
+  ws.sub = gc::Algo::Ring;
+  ws.node_size = algo == gc::Algo::Hier ? gc::team_shape(GSHMEM_TEAM_WORLD).ppn : 0;
+  ws.seq = ++*reinterpret_cast<uint64_t*>(c.heap.base + ws.area_off);
+  return ws;
+}
+
+struct Shape {
+  uint64_t src, dst;  // elements of src and dst on this member
+};
+
+Shape shape_of(gc::Coll coll, size_t count, int n) {
+  switch (coll) {
+    case gc::Coll::AllGather:
+      return {count, count * n};
+    case gc::Coll::ReduceScatter:
+      return {count * n, count};
+    case gc::Coll::AllToAll:
+      return {count * n, count * n};
+    default:
+      return {count, count};
+  }
+}
+
+// What member `me` must hold in dst, element i.
+template <class T, class Op>
+T expected(gc::Coll coll, size_t count, int n, int me, int root, size_t i) {
+  auto fold = [&](size_t at) {
+    T acc = value<T>(0, at);
+    for (int p = 1; p < n; ++p) acc = Op::apply(acc, value<T>(p, at));
+    return acc;
+  };
+  switch (coll) {
+    case gc::Coll::AllReduce:
+    case gc::Coll::Reduce:
+      return fold(i);
+    case gc::Coll::ReduceScatter:
+      return fold(size_t(me) * count + i);
+    case gc::Coll::AllGather:
+      return value<T>(int(i / count), i % count);
+    case gc::Coll::Broadcast:
+      return value<T>(root, i);
+    case gc::Coll::AllToAll:  // block p of dst is block me of p's src
+      return value<T>(int(i / count), size_t(me) * count + i % count);
+  }
+  return T();
+}
+
+template <class T, class Op>
+void channels(gc::Coll coll, gc::Algo algo, int nch, uint64_t chunk, size_t count, bool publish) {
+  const int me = gshmem_my_pe(), n = gshmem_n_pes(), root = n - 1;
+  const Shape sh = shape_of(coll, count, n);
+  SCOPED_TRACE(std::string(gc::coll_name(coll)) + " " + gc::algo_name(algo) + ", " +
+               std::to_string(nch) + " channels, chunk " + std::to_string(chunk) + ", count " +
+               std::to_string(count) + (publish ? ", published" : "") + "; " + seed_note());
+  T* src = static_cast<T*>(gshmem_malloc(sh.src * sizeof(T)));
+  T* dst = static_cast<T*>(gshmem_malloc(sh.dst * sizeof(T)));
+  ASSERT_TRUE(src && dst);
+  for (uint64_t i = 0; i < sh.src; ++i) src[i] = value<T>(me, i);
+  for (uint64_t i = 0; i < sh.dst; ++i) dst[i] = T(0);
+  gshmem_barrier_all();  // symmetric buffers may be read in place
+  gc::Workspace ws = workspace(algo, nch, chunk, "simt_channels");
+  gc::CallArgs a{src, dst, count, root, false, false};
+  a.src_pub = publish;
+  a.dst_pub = publish && coll == gc::Coll::AllReduce;
+  const simt::Grid g{unsigned(nch), 16, 8};
+  // A kernel's blocks: run_block runs channel block_in_grid() of the call.
+  simt::run(g, [&](unsigned) { gc::run_block<T, Op>(ws, coll, a); });
+  const bool has_dst = coll != gc::Coll::Reduce || me == root;
+  for (uint64_t i = 0; has_dst && i < sh.dst; ++i) {
+    ASSERT_EQ(dst[i], (expected<T, Op>(coll, count, n, me, root, i))) << "element " << i;
+  }
+  gshmem_barrier_all();
+  gshmem_free(dst);
+  gshmem_free(src);
+}
+
+constexpr gc::Coll kColls[] = {gc::Coll::AllReduce,     gc::Coll::Reduce,    gc::Coll::AllGather,
+                               gc::Coll::ReduceScatter, gc::Coll::Broadcast, gc::Coll::AllToAll};
+constexpr gc::Algo kAlgos[] = {gc::Algo::Direct,  gc::Algo::Direct2, gc::Algo::Ring,
+                               gc::Algo::Tree,    gc::Algo::RecDbl,  gc::Algo::Hier,
+                               gc::Algo::Pairwise};
+
+bool all_mapped() {
+  return !split_nodes();
+}
+
+}  // namespace
+
+TEST(SimtColl, EveryAlgorithmOnBlocks) {
+  const gc::TeamShape shape = gc::team_shape(GSHMEM_TEAM_WORLD);
+  const bool net = std::getenv("MP_TEST_PPN") != nullptr;
+  for (gc::Coll coll : kColls) {
+    for (gc::Algo algo : kAlgos) {
+      if (!gc::applicable(coll, algo, shape)) continue;
+      for (int nch : {1, 3}) {
+        const size_t count = net ? 3001 : 20011;
+        channels<int32_t, gc::OpSum>(coll, algo, nch, 4096, count, false);
+        if (all_mapped()) channels<int32_t, gc::OpSum>(coll, algo, nch, 0, count, true);
+      }
+    }
+  }
+}
+
+// Other element types and operators, a tail shorter than a channel, four channels.
+TEST(SimtColl, TypesAndOperators) {
+  const gc::TeamShape shape = gc::team_shape(GSHMEM_TEAM_WORLD);
+  for (gc::Algo algo : {gc::Algo::Ring, gc::Algo::Direct, gc::Algo::RecDbl}) {
+    if (!gc::applicable(gc::Coll::AllReduce, algo, shape)) continue;
+    channels<float, gc::OpSum>(gc::Coll::AllReduce, algo, 4, 1024, 5003, false);
+    channels<double, gc::OpProd>(gc::Coll::AllReduce, algo, 2, 0, 3, false);
+    channels<int64_t, gc::OpMax>(gc::Coll::AllReduce, algo, 4, 512, 777, false);
+    channels<uint8_t, gc::OpBxor>(gc::Coll::ReduceScatter, gc::Algo::Ring, 3, 256, 1001, false);
+  }
+}
+
+namespace {
+
+// Team collectives by one group of each member: reductions, fcollect, alltoall, broadcast from
+// every root, in place and not, then the host API on the same team (one call counter).
+template <class G>
+void team_calls(const simt::Grid& g, size_t count) {
+  const int me = gshmem_my_pe(), n = gshmem_n_pes();
+  SCOPED_TRACE(std::string(G::name) + ", count " + std::to_string(count) + "; " + seed_note());
+  std::vector<int32_t> src(count * n), dst(count * n, -1), bsrc(count);
+  for (size_t i = 0; i < src.size(); ++i) src[i] = value<int32_t>(me, i);
+  std::vector<int32_t> inplace(count);
+  std::vector<std::vector<int32_t>> bcast(size_t(n), std::vector<int32_t>(count, -1));
+  std::atomic<int> failed{0};
+  simt::run(g, [&](unsigned) {
+    if (Block::rank() >= G::size()) return;  // one group: the first warp or the block
+    const gshmem_team_t w = GSHMEM_TEAM_WORLD;
+    failed += gc::team_reduce<G, int32_t, gc::OpSum>(ctx(), w, dst.data(), src.data(), count,
+                                                     "simt_reduce") != 0;
+    G::sync();  // every member of the group read its result before the next call writes dst
+    if (G::rank() == 0) {
+      for (size_t i = 0; i < count; ++i) {
+        int32_t want = 0;
+        for (int p = 0; p < n; ++p) want += value<int32_t>(p, i);
+        failed += dst[i] != want;
+      }
+      for (size_t i = 0; i < count; ++i) inplace[i] = value<int32_t>(me, i);
+    }
+    G::sync();
+    failed += gc::team_reduce<G, int32_t, gc::OpMin>(ctx(), w, inplace.data(), inplace.data(),
+                                                     count, "simt_reduce") != 0;
+    failed += gc::team_fcollect<G>(ctx(), w, dst.data(), src.data(), count, "simt_fcollect") != 0;
+    if (G::rank() == 0) {
+      for (size_t i = 0; i < count * n; ++i)
+        failed += dst[i] != value<int32_t>(int(i / count), i % count);
+      for (size_t i = 0; i < count; ++i) {
+        int32_t want = value<int32_t>(0, i);
+        for (int p = 1; p < n; ++p) want = std::min(want, value<int32_t>(p, i));
+        failed += inplace[i] != want;
+      }
+    }
+    G::sync();
+    failed += gc::team_alltoall<G>(ctx(), w, dst.data(), src.data(), count, "simt_alltoall") != 0;
+    if (G::rank() == 0) {
+      for (size_t i = 0; i < count * n; ++i)
+        failed += dst[i] != value<int32_t>(int(i / count), size_t(me) * count + i % count);
+    }
+    for (int root = 0; root < n; ++root) {
+      failed += gc::team_broadcast<G>(ctx(), w, bcast[root].data(), src.data(), count, root,
+                                      "simt_broadcast") != 0;
+    }
+    if (G::rank() == 0) {
+      for (int root = 0; root < n; ++root) {
+        for (size_t i = 0; i < count; ++i) failed += bcast[root][i] != value<int32_t>(root, i);
+      }
+    }
+  });
+  EXPECT_EQ(failed.load(), 0);
+  // The host API on the same team, then the group form again: the counter stays in step.
+  int64_t x = me, host = 0, dev = 0;
+  EXPECT_EQ(gshmem_allreduce(GSHMEM_TEAM_WORLD, &host, &x, 1, GSHMEM_INT64, GSHMEM_SUM, nullptr),
+            0);
+  simt::run(g, [&](unsigned) {
+    if (Block::rank() >= G::size()) return;
+    gc::team_reduce<G, int64_t, gc::OpSum>(ctx(), GSHMEM_TEAM_WORLD, &dev, &x, 1, "simt_reduce");
+  });
+  EXPECT_EQ(host, int64_t(n) * (n - 1) / 2);
+  EXPECT_EQ(dev, host);
+}
+
+}  // namespace
+
+TEST(SimtColl, TeamCollectivesByWarpAndBlock) {
+  const bool net = std::getenv("MP_TEST_PPN") != nullptr;
+  for (size_t count : {size_t(1), size_t(333), size_t(net ? 5000 : 40000)}) {
+    team_calls<Warp>({1, 16, 8}, count);
+    team_calls<Block>({1, 16, 8}, count);
+    team_calls<Warp>({1, 32, 32}, count);
+  }
+}
