@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "transports/fabric/fabric.hpp"
+#include "transports/proxy/amo_message.hpp"
 #include "transports/proxy/channel_host.hpp"
 
 namespace gshmem {
@@ -31,6 +32,7 @@ struct ProxyOptions {
   bool emulate_atomics = false;  // always use the message path for atomics (EFA's behaviour)
   size_t chunk_bytes = size_t(4) << 20;
   bool oversubscribed = false;  // busy threads outnumber cores: yield between steps
+  uint64_t job_key = 0;         // carried by every message; one without it is dropped
 };
 
 class Proxy {
@@ -83,6 +85,7 @@ class Proxy {
   void start_amo(Request* r, int pe, int segment, uint64_t offset, detail::AmoType type, AmoOp op,
                  uint64_t value, uint64_t cond);
   void serve(Message* m);
+  void reject(const Message* m, const char* why);  // drops a message not from the job
   void before_issue(int pe);
   void answer(Request* r, uint64_t value);  // completes the producer's wait
   void release_slots();
@@ -94,6 +97,9 @@ class Proxy {
   int my_pe_;
   ProxyOptions options_;
   std::function<void(const std::string&)> fail_;
+  std::vector<uint64_t> segment_bytes_;  // what received messages are checked against
+  AmoLimits limits_;
+  uint64_t rejected_ = 0;
 
   char* arena_ = nullptr;
   size_t arena_bytes_ = 0;
