@@ -56,10 +56,20 @@ const std::vector<EnvSpec> kRegistry = {
     {"GSHMEM_BOOTSTRAP_TIMEOUT", EnvKind::Seconds, "120", nullptr,
      "Seconds a bootstrap step (init, malloc agreement, finalize) may wait for the other PEs.",
      false},
+    {"GSHMEM_BOOTSTRAP_HELLO_TIMEOUT", EnvKind::Seconds, "5", nullptr,
+     "Seconds a connection to a bootstrap server (gshmemrun's socket, the unique-id port) has to "
+     "present a complete, correct hello before it is closed.",
+     false},
     {"GSHMEM_BOOTSTRAP_UID_ADDR", EnvKind::String, "", nullptr,
      "address:port where rank 0 listens for the unique-id bootstrap (e.g. 10.0.0.1:29500; "
      "default under torchrun: MASTER_ADDR and MASTER_PORT + 1). Rank and size come from "
      "GSHMEM_RANK/GSHMEM_NRANKS, else RANK/WORLD_SIZE.",
+     false},
+    {"GSHMEM_BOOTSTRAP_UID_SECRET", EnvKind::String, "", nullptr,
+     "A secret every rank of a unique-id job started without a unique id "
+     "(GSHMEM_BOOTSTRAP_UID_ADDR "
+     "or torchrun's variables) sets alike; rank 0 admits only ranks that present it. Without it "
+     "anyone who can reach the port and knows the job's size can join.",
      false},
     {"GSHMEM_BOOTSTRAP_UID_IFNAME", EnvKind::String, "", nullptr,
      "Network interface whose IPv4 address rank 0 listens on for the unique-id and PMIx "
@@ -146,7 +156,7 @@ const std::vector<EnvSpec> kRegistry = {
      false},
     // Set by gshmemrun for its PEs.
     {"GSHMEM_LAUNCHER_ADDR", EnvKind::String, "", nullptr,
-     "Abstract Unix socket of the gshmemrun that started this PE.", true},
+     "Unix socket (in a private directory) of the gshmemrun that started this PE.", true},
     {"GSHMEM_LAUNCHER_SECRET", EnvKind::String, "", nullptr,
      "Per-job secret a PE presents to gshmemrun.", true},
     {"GSHMEM_LAUNCHER_PE", EnvKind::Int, "-1", nullptr, "This PE's number, from gshmemrun.", true},
@@ -233,6 +243,10 @@ bool valid(const EnvSpec& spec, std::string_view value) {
 
 const std::vector<EnvSpec>& Env::registry() {
   return kRegistry;
+}
+
+bool Env::accepts(const EnvSpec& spec, std::string_view value) {
+  return valid(spec, value);
 }
 
 bool Env::parse_size(std::string_view text, uint64_t* bytes) {

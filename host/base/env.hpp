@@ -47,6 +47,8 @@ class Env {
   // Parsers shared with the command-line tools; they return false on malformed input.
   static bool parse_size(std::string_view text, uint64_t* bytes);
   static bool parse_seconds(std::string_view text, double* seconds);
+  // Whether `value` is well-formed for the variable (what the registry checks at start-up).
+  static bool accepts(const EnvSpec& spec, std::string_view value);
 
  private:
   Env();

@@ -58,7 +58,11 @@ void configure() {
                    : level == "INFO"  ? Level::Info
                    : level == "TRACE" ? Level::Trace
                                       : Level::Warn;
-  std::string list = env.str("GSHMEM_DEBUG_SUBSYS");
+  g_config.subsys = parse_subsys(env.str("GSHMEM_DEBUG_SUBSYS"));
+}
+
+uint32_t parse_subsys(std::string_view text) {
+  std::string list(text);
   bool exclude = !list.empty() && list[0] == '^';
   if (exclude) list.erase(0, 1);
   uint32_t mask = 0;
@@ -74,7 +78,7 @@ void configure() {
     if (comma == std::string::npos) break;
     pos = comma + 1;
   }
-  g_config.subsys = exclude ? ~mask : mask;
+  return exclude ? ~mask : mask;
 }
 
 void set_pe(int pe) {

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string_view>
 
 namespace gshmem::log {
 
@@ -27,6 +28,8 @@ extern Config g_config;
 
 // Reads GSHMEM_DEBUG and GSHMEM_DEBUG_SUBSYS (done once, by init; before that WARN/ALL apply).
 void configure();
+// GSHMEM_DEBUG_SUBSYS's value as a mask: names separated by commas, ALL, a leading ^ inverts.
+uint32_t parse_subsys(std::string_view list);
 // The PE number to put on lines once it is known (-1 before).
 void set_pe(int pe);
 

@@ -3,6 +3,7 @@
 #include <arpa/inet.h>
 #include <cerrno>
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
 #include <ifaddrs.h>
 #include <net/if.h>
@@ -11,6 +12,7 @@
 #include <netinet/tcp.h>
 #include <sys/random.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/time.h>
 #include <sys/un.h>
 #include <unistd.h>
@@ -95,6 +97,82 @@ Fd connect_abstract(const std::string& name) {
   } while (rc != 0 && errno == EINTR);
   if (rc != 0) return Fd();
   return fd;
+}
+
+namespace {
+
+bool path_addr(const std::string& path, sockaddr_un* a) {
+  std::memset(a, 0, sizeof *a);
+  a->sun_family = AF_UNIX;
+  if (path.empty() || path.size() >= sizeof a->sun_path) {
+    errno = ENAMETOOLONG;
+    return false;
+  }
+  std::memcpy(a->sun_path, path.data(), path.size());
+  return true;
+}
+
+}  // namespace
+
+Fd listen_unix(const std::string& path, int backlog) {
+  sockaddr_un a;
+  if (!path_addr(path, &a)) return Fd();
+  Fd fd(::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0));
+  if (!fd) return fd;
+  // bind creates the socket file with the umask's mode; the directory is what keeps others out,
+  // the file's own 0600 is the second lock.
+  if (::bind(fd.get(), reinterpret_cast<sockaddr*>(&a), sizeof a) != 0 ||
+      ::chmod(path.c_str(), 0600) != 0 || ::listen(fd.get(), backlog) != 0) {
+    return Fd();
+  }
+  return fd;
+}
+
+Fd connect_unix(const std::string& path) {
+  sockaddr_un a;
+  if (!path_addr(path, &a)) return Fd();
+  Fd fd(::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0));
+  if (!fd) return fd;
+  int rc;
+  do {
+    rc = ::connect(fd.get(), reinterpret_cast<sockaddr*>(&a), sizeof a);
+  } while (rc != 0 && errno == EINTR);
+  if (rc != 0) return Fd();
+  return fd;
+}
+
+std::string private_dir(const std::string& prefix) {
+  // A socket path inside must fit in sun_path (108 bytes): a long $TMPDIR falls back to /tmp.
+  const char* tmp = std::getenv("TMPDIR");
+  std::string base = tmp && *tmp && std::strlen(tmp) < 60 ? tmp : "/tmp";
+  std::string templ = base + "/" + prefix + "-XXXXXX";
+  if (!::mkdtemp(templ.data())) return "";
+  // mkdtemp makes it 0700 already; say so, whatever the platform.
+  if (::chmod(templ.c_str(), 0700) != 0) {
+    ::rmdir(templ.c_str());
+    return "";
+  }
+  return templ;
+}
+
+bool peer_is_same_user(int fd) {
+  sockaddr_storage ss{};
+  socklen_t len = sizeof ss;
+  if (::getsockname(fd, reinterpret_cast<sockaddr*>(&ss), &len) != 0) return false;
+  if (ss.ss_family != AF_UNIX) return true;
+  ucred cred{};
+  socklen_t clen = sizeof cred;
+  if (::getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &clen) != 0) return false;
+  return cred.uid == ::geteuid();
+}
+
+bool secret_equal(const void* a, size_t a_len, const void* b, size_t b_len) {
+  const auto* x = static_cast<const volatile unsigned char*>(a);
+  const auto* y = static_cast<const volatile unsigned char*>(b);
+  size_t n = a_len < b_len ? a_len : b_len;
+  unsigned diff = a_len == b_len ? 0u : 1u;
+  for (size_t i = 0; i < n; ++i) diff |= unsigned(x[i] ^ y[i]);
+  return diff == 0;
 }
 
 namespace {

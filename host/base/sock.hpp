@@ -35,9 +35,30 @@ class Fd {
 bool write_all(int fd, const void* buf, size_t len);
 bool read_all(int fd, void* buf, size_t len);
 
-// Abstract-namespace Unix sockets: nothing appears in the file system, nothing is left behind.
+// Abstract-namespace Unix sockets: nothing appears in the file system, nothing is left behind,
+// but any process in the network namespace can connect (and read the name in /proc/net/unix):
+// whoever accepts on one checks peer_is_same_user and a secret, and the name must not be one.
 Fd listen_abstract(const std::string& name, int backlog);
 Fd connect_abstract(const std::string& name);
+
+// Unix sockets at a path, for listeners that file permissions should guard: put the socket in a
+// directory from private_dir. The socket itself is made 0600.
+Fd listen_unix(const std::string& path, int backlog);
+Fd connect_unix(const std::string& path);
+// A fresh directory only this user can enter (mode 0700) under $TMPDIR or /tmp, short enough
+// that a socket path inside it fits sun_path; empty on failure (errno says why).
+std::string private_dir(const std::string& prefix);
+
+// Whether the process at the other end of a Unix socket runs as this process's effective user
+// (SO_PEERCRED, taken when it connected). True for sockets that are not Unix sockets: TCP peers
+// prove themselves with a secret instead.
+bool peer_is_same_user(int fd);
+// Compares secrets in time that depends only on their lengths, so timing tells an attacker
+// nothing about how much of a guess was right.
+bool secret_equal(const void* a, size_t a_len, const void* b, size_t b_len);
+inline bool secret_equal(const std::string& a, const std::string& b) {
+  return secret_equal(a.data(), a.size(), b.data(), b.size());
+}
 
 // TCP. host may be a name or a numeric IPv4/IPv6 address; port 0 picks one (see local_port).
 Fd listen_tcp(const std::string& host, int port, int backlog);

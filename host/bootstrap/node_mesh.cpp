@@ -5,6 +5,8 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
+#include <chrono>
 #include <cstring>
 #include <fstream>
 #include <map>
@@ -25,39 +27,70 @@ std::string node_key() {
   return "boot:" + boot + ":netns:" + std::to_string(st.st_ino);
 }
 
+namespace node_wire {
+
+Layout parse_records(const Record* records, size_t n) {
+  Layout out;
+  std::map<std::string, int> ids;
+  for (size_t pe = 0; pe < n; ++pe) {
+    const Record& r = records[pe];
+    std::string key(r.key, strnlen(r.key, sizeof r.key));
+    auto [it, fresh] = ids.emplace(key, int(ids.size()));
+    out.node_of.push_back(it->second);
+    out.hosts.emplace_back(r.host, strnlen(r.host, sizeof r.host));
+    out.socks.emplace_back(r.sock, strnlen(r.sock, sizeof r.sock));
+  }
+  out.n_nodes = int(ids.size());
+  return out;
+}
+
+int check_hello(const void* bytes, size_t n, const std::string& secret,
+                const std::vector<int>& node_of, int my_pe) {
+  Hello h;
+  if (n != sizeof h || my_pe < 0 || size_t(my_pe) >= node_of.size()) return -1;
+  std::memcpy(&h, bytes, sizeof h);
+  char want[sizeof h.secret] = {};
+  std::strncpy(want, secret.c_str(), sizeof want - 1);
+  if (!sock::secret_equal(h.secret, sizeof h.secret, want, sizeof want)) return -1;
+  if (h.pe < 0 || h.pe >= my_pe || node_of[size_t(h.pe)] != node_of[size_t(my_pe)]) return -1;
+  return h.pe;
+}
+
+}  // namespace node_wire
+
 namespace {
 
-struct NodeRecord {
-  char key[96];
-  char host[64];
-};
+double now_s() {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
 
-struct Hello {
-  char secret[40];
-  int32_t pe;
-};
+// How long init waits for the node's lower PEs to connect, and for one connection's hello.
+constexpr double kConnectWait = 30;
+constexpr double kHelloWait = 5;
 
 }  // namespace
 
 NodeMesh::NodeMesh(Bootstrap& boot, const std::string& job_secret) : my_pe_(boot.rank()) {
+  using node_wire::Hello;
+  using node_wire::Record;
   int n = boot.size();
-  NodeRecord mine{};
+  Record mine{};
   std::string key = node_key();
   // Every PE its own node: peers that could map each other talk through the network instead.
   if (Env::get().flag("GSHMEM_DISABLE_P2P")) key += ":pe" + std::to_string(my_pe_);
   std::strncpy(mine.key, key.c_str(), sizeof mine.key - 1);
   gethostname(mine.host, sizeof mine.host - 1);
-  std::vector<NodeRecord> all(static_cast<size_t>(n));
+  // Random, and told only through the bootstrap: the name is public once bound, but it gives
+  // away nothing, and nobody can squat it beforehand.
+  std::string sock_name = "gshmem-node-" + sock::random_hex(8);
+  std::strncpy(mine.sock, sock_name.c_str(), sizeof mine.sock - 1);
+  std::vector<Record> all(static_cast<size_t>(n));
   boot.allgather(&mine, all.data(), sizeof mine, "gshmem_init (node discovery)");
 
-  std::map<std::string, int> ids;
-  node_of_.resize(size_t(n));
-  for (int pe = 0; pe < n; ++pe) {
-    auto [it, fresh] = ids.emplace(all[size_t(pe)].key, int(ids.size()));
-    node_of_[size_t(pe)] = it->second;
-    hostnames_.emplace_back(all[size_t(pe)].host);
-  }
-  n_nodes_ = int(ids.size());
+  node_wire::Layout layout = node_wire::parse_records(all.data(), all.size());
+  node_of_ = layout.node_of;
+  hostnames_ = layout.hosts;
+  n_nodes_ = layout.n_nodes;
   for (int pe = 0; pe < n; ++pe) {
     if (node_of_[size_t(pe)] == node_of_[size_t(my_pe_)]) local_.push_back(pe);
   }
@@ -74,8 +107,7 @@ NodeMesh::NodeMesh(Bootstrap& boot, const std::string& job_secret) : my_pe_(boot
 
   // Every local PE listens; once all are listening, each connects to the peers above it and
   // accepts the ones below. Connects complete on the backlog, so the order cannot deadlock.
-  auto name = [&](int pe) { return "gshmem-" + job_secret + "-" + std::to_string(pe); };
-  sock::Fd listener = sock::listen_abstract(name(my_pe_), int(local_.size()));
+  sock::Fd listener = sock::listen_abstract(sock_name, int(local_.size()) + 16);
   if (!listener) {
     throw Error(GSHMEM_ERROR_TRANSPORT, "gshmem_init", "",
                 "cannot open the node socket: " + std::string(strerror(errno)));
@@ -88,7 +120,7 @@ NodeMesh::NodeMesh(Bootstrap& boot, const std::string& job_secret) : my_pe_(boot
   for (int pe : local_) {
     if (pe < my_pe_) ++lower;
     if (pe <= my_pe_) continue;
-    sock::Fd fd = sock::connect_abstract(name(pe));
+    sock::Fd fd = sock::connect_abstract(layout.socks[size_t(pe)]);
     if (!fd || !sock::write_all(fd.get(), &hello, sizeof hello)) {
       throw Error(
           GSHMEM_ERROR_TRANSPORT, "gshmem_init", "",
@@ -96,18 +128,36 @@ NodeMesh::NodeMesh(Bootstrap& boot, const std::string& job_secret) : my_pe_(boot
     }
     links_[size_t(pe)] = std::move(fd);
   }
-  sock::set_io_timeout(listener.get(), 30);
-  for (int i = 0; i < lower; ++i) {
+  // Anyone in the network namespace can connect here: a connection that is not a lower PE of
+  // this node with the job's secret is closed and the wait goes on, within one deadline.
+  double deadline = now_s() + kConnectWait;
+  for (int accepted = 0; accepted < lower;) {
+    double left = deadline - now_s();
+    sock::set_io_timeout(listener.get(), std::max(left, 0.001));
     sock::Fd fd(::accept4(listener.get(), nullptr, nullptr, SOCK_CLOEXEC));
-    Hello theirs{};
-    if (!fd || !sock::read_all(fd.get(), &theirs, sizeof theirs) ||
-        std::strncmp(theirs.secret, hello.secret, sizeof hello.secret) != 0 || theirs.pe < 0 ||
-        theirs.pe >= my_pe_ || node_of_[size_t(theirs.pe)] != node_of_[size_t(my_pe_)] ||
-        links_[size_t(theirs.pe)]) {
+    if (!fd) {
+      if (errno == EINTR || errno == ECONNABORTED) continue;
       throw Error(GSHMEM_ERROR_TRANSPORT, "gshmem_init", "",
-                  "a node socket connection failed or did not come from a PE of this job");
+                  "the PEs below PE " + std::to_string(my_pe_) +
+                      " on this node did not all connect within " +
+                      std::to_string(int(kConnectWait)) + " s (" + strerror(errno) + ")");
     }
-    links_[size_t(theirs.pe)] = std::move(fd);
+    if (!sock::peer_is_same_user(fd.get())) {
+      GSHMEM_WARN(INIT, "closed a node socket connection from another user");
+      continue;
+    }
+    sock::set_io_timeout(fd.get(), std::max(std::min(left, kHelloWait), 0.001));
+    Hello theirs{};
+    int pe = sock::read_all(fd.get(), &theirs, sizeof theirs)
+                 ? node_wire::check_hello(&theirs, sizeof theirs, job_secret, node_of_, my_pe_)
+                 : -1;
+    if (pe < 0 || links_[size_t(pe)]) {
+      GSHMEM_WARN(INIT, "closed a node socket connection that is not a PE of this job");
+      continue;
+    }
+    sock::set_io_timeout(fd.get(), 0);  // memory hand-offs wait as long as the peers do
+    links_[size_t(pe)] = std::move(fd);
+    ++accepted;
   }
   GSHMEM_INFO(INIT, "node %d of %d: %zu PEs here", node_of_[size_t(my_pe_)], n_nodes_,
               local_.size());

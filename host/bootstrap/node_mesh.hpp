@@ -2,7 +2,9 @@
 // file descriptors (memfds of host heaps, CUDA VMM exports of device heaps). "Node" means: same
 // GSHMEM_NODE_ID when set (gshmemrun --ppn makes virtual nodes that way), else the same kernel
 // boot and network namespace, which is exactly the set of processes that can reach each other's
-// abstract sockets.
+// abstract sockets. Any process there can connect to one, so the sockets' names are random (not
+// the job secret: /proc/net/unix shows them), and a connection counts only from this user with
+// the job secret; others are closed without disturbing the job.
 #pragma once
 
 #include <cstdint>
@@ -44,5 +46,34 @@ class NodeMesh {
 
 // This process's node identity: GSHMEM_NODE_ID, else boot id + network namespace.
 std::string node_key();
+
+// The node mesh's two messages, parsed from bytes that came from other processes.
+namespace node_wire {
+
+// What each PE tells every other through the bootstrap: its node, host and node socket's name.
+struct Record {
+  char key[96];
+  char host[64];
+  char sock[32];
+};
+// The first bytes on a node socket: which PE connects, proven by the job secret.
+struct Hello {
+  char secret[40];
+  int32_t pe;
+};
+
+struct Layout {
+  std::vector<int> node_of;  // by PE: node number, in order of first appearance
+  std::vector<std::string> hosts, socks;
+  int n_nodes = 0;
+};
+// `n` records, one per PE; fields need not be NUL-terminated.
+Layout parse_records(const Record* records, size_t n);
+// The PE a hello comes from, or -1 unless it has exactly the job's secret and names a PE below
+// `my_pe` on my_pe's node (those are the ones that connect to it).
+int check_hello(const void* bytes, size_t n, const std::string& secret,
+                const std::vector<int>& node_of, int my_pe);
+
+}  // namespace node_wire
 
 }  // namespace gshmem

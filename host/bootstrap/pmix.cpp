@@ -6,6 +6,7 @@
 
 #include "gshmem/gshmem.hpp"
 #include "host/bootstrap/bootstrap.hpp"
+#include "host/bootstrap/uid_format.hpp"
 #include "host/base/env.hpp"
 #include "host/base/log.hpp"
 
@@ -102,8 +103,8 @@ class PmixBootstrap : public Bootstrap {
         throw Error(GSHMEM_ERROR_BOOTSTRAP, "gshmem_init", "GSHMEM_BOOTSTRAP_UID_IFNAME",
                     "rank 0 cannot listen on " + host + ": " + strerror(errno));
       }
-      std::string card = host + "|" + std::to_string(sock::local_port(listener.get())) + "|" +
-                         sock::random_hex(16);
+      std::string card =
+          uid::encode({host, sock::local_port(listener.get()), sock::random_hex(16)});
       pmix_value_t value;
       PMIX_VALUE_CONSTRUCT(&value);
       value.type = PMIX_STRING;
@@ -122,13 +123,13 @@ class PmixBootstrap : public Bootstrap {
     check(PMIx_Get(&root, key, nullptr, 0, &got), "PMIx_Get");
     std::string card = got->type == PMIX_STRING && got->data.string ? got->data.string : "";
     PMIX_VALUE_RELEASE(got);
-    size_t a = card.find('|'), b = card.find('|', a + 1);
-    if (a == std::string::npos || b == std::string::npos) {
+    // The same form as a unique id, read by the same parser.
+    uid::Info where;
+    if (!uid::decode(card.data(), card.size(), &where)) {
       throw Error(GSHMEM_ERROR_BOOTSTRAP, "gshmem_init", "", "rank 0's PMIx rendezvous is garbled");
     }
-    return make_tcp_star(rank_, size_, card.substr(0, a),
-                         std::atoi(card.substr(a + 1, b - a - 1).c_str()), card.substr(b + 1),
-                         std::move(listener), o, "pmix");
+    return make_tcp_star(rank_, size_, where.host, where.port, where.secret, std::move(listener), o,
+                         "pmix");
   }
 
   void check(pmix_status_t rc, const char* op) {

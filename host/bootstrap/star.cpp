@@ -3,6 +3,8 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <cerrno>
 #include <chrono>
 #include <cstdio>
 #include <cstring>
@@ -16,6 +18,7 @@ namespace {
 
 constexpr uint32_t kMagic = 0x67736831;  // "gsh1"
 constexpr size_t kMaxPayload = size_t(1) << 30;
+constexpr int kMaxNewcomers = 256;
 
 double now_s() {
   return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
@@ -67,9 +70,14 @@ bool send(int fd, Type type, int rank, Coll coll, int arg, uint32_t seq, const s
   return sock::write_all(fd, buf.data(), buf.size());
 }
 
+bool header_ok(const Header& h, size_t max_len) {
+  return h.magic == kMagic && h.type >= uint16_t(Type::Hello) && h.type <= uint16_t(Type::Bye) &&
+         h.len <= max_len && h.what_len <= h.len;
+}
+
 bool recv(int fd, Message* m, size_t max_len) {
   if (!sock::read_all(fd, &m->h, sizeof m->h)) return false;
-  if (m->h.magic != kMagic || m->h.len > max_len || m->h.what_len > m->h.len) return false;
+  if (!header_ok(m->h, max_len)) return false;
   std::string payload(m->h.len, '\0');
   if (m->h.len && !sock::read_all(fd, payload.data(), payload.size())) return false;
   m->what = payload.substr(0, m->h.what_len);
@@ -77,23 +85,59 @@ bool recv(int fd, Message* m, size_t max_len) {
   return true;
 }
 
+Parse decode(const char* bytes, size_t n, size_t max_len, Message* m, size_t* used) {
+  if (n < sizeof(Header)) return Parse::NeedMore;
+  Header h;
+  std::memcpy(&h, bytes, sizeof h);
+  if (!header_ok(h, max_len)) return Parse::Bad;
+  if (n - sizeof h < h.len) return Parse::NeedMore;
+  m->h = h;
+  m->what.assign(bytes + sizeof h, h.what_len);
+  m->data.assign(bytes + sizeof h + h.what_len, size_t(h.len - h.what_len));
+  *used = sizeof h + size_t(h.len);
+  return Parse::Done;
+}
+
 // ---- Server ---------------------------------------------------------------------------------
 
-Server::Server(int nranks, std::string secret, Hooks hooks)
+Server::Server(int nranks, std::string secret, Hooks hooks, double hello_timeout_s)
     : nranks_(nranks),
       secret_(std::move(secret)),
       hooks_(std::move(hooks)),
+      hello_timeout_s_(hello_timeout_s),
       clients_(size_t(nranks)) {
   pending_.data.resize(size_t(nranks));
 }
 
 void Server::add_connection(sock::Fd fd) {
-  sock::set_io_timeout(fd.get(), 10);
-  unauthenticated_.push_back(std::move(fd));
+  if (!sock::peer_is_same_user(fd.get())) {
+    GSHMEM_WARN(BOOTSTRAP, "rejected a connection from another user");
+    return;
+  }
+  // A flood of connections that never say hello must not use up the descriptors: the oldest
+  // goes first. Every PE of the job connects once, so this bound never bites a real one.
+  if (unauthenticated_.size() >= size_t(kMaxNewcomers)) {
+    GSHMEM_WARN(BOOTSTRAP, "too many connections waiting to say hello; closing the oldest");
+    unauthenticated_.erase(unauthenticated_.begin());
+  }
+  unauthenticated_.push_back({std::move(fd), "", now_s() + hello_timeout_s_});
+}
+
+void Server::expire_hellos() {
+  double now = now_s();
+  for (size_t i = 0; i < unauthenticated_.size();) {
+    if (now < unauthenticated_[i].deadline) {
+      ++i;
+      continue;
+    }
+    GSHMEM_WARN(BOOTSTRAP, "closed a connection that did not say hello within %.0f s",
+                hello_timeout_s_);
+    unauthenticated_.erase(unauthenticated_.begin() + long(i));
+  }
 }
 
 void Server::collect_pollfds(std::vector<pollfd>* out) const {
-  for (const auto& fd : unauthenticated_) out->push_back({fd.get(), POLLIN, 0});
+  for (const auto& n : unauthenticated_) out->push_back({n.fd.get(), POLLIN, 0});
   for (const auto& c : clients_) {
     if (c.fd) out->push_back({c.fd.get(), POLLIN, 0});
   }
@@ -101,10 +145,8 @@ void Server::collect_pollfds(std::vector<pollfd>* out) const {
 
 void Server::handle(int fd) {
   for (size_t i = 0; i < unauthenticated_.size(); ++i) {
-    if (unauthenticated_[i].get() == fd) {
-      sock::Fd conn = std::move(unauthenticated_[i]);
-      unauthenticated_.erase(unauthenticated_.begin() + long(i));
-      on_hello(std::move(conn));
+    if (unauthenticated_[i].fd.get() == fd) {
+      on_readable(i);
       return;
     }
   }
@@ -120,14 +162,39 @@ void Server::handle(int fd) {
   }
 }
 
-void Server::on_hello(sock::Fd fd) {
+void Server::on_readable(size_t i) {
+  Newcomer& n = unauthenticated_[i];
+  // Read no further than the hello's end: what follows it belongs to the PE's next messages.
+  size_t want = sizeof(Header) - std::min(n.bytes.size(), sizeof(Header));
+  if (!want) {
+    Header h;
+    std::memcpy(&h, n.bytes.data(), sizeof h);
+    want = sizeof h + size_t(h.len) - n.bytes.size();
+  }
+  char buf[sizeof(Header) + kMaxHello];
+  ssize_t got = ::recv(n.fd.get(), buf, std::min(want, sizeof buf), MSG_DONTWAIT);
+  if (got < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR)) return;
+  if (got <= 0) {
+    unauthenticated_.erase(unauthenticated_.begin() + long(i));
+    return;
+  }
+  n.bytes.append(buf, size_t(got));
   Message m;
-  if (!recv(fd.get(), &m, 4096) || Type(m.h.type) != Type::Hello) {
+  size_t used = 0;
+  Parse p = decode(n.bytes.data(), n.bytes.size(), kMaxHello, &m, &used);
+  if (p == Parse::NeedMore) return;
+  sock::Fd fd = std::move(n.fd);
+  unauthenticated_.erase(unauthenticated_.begin() + long(i));
+  if (p == Parse::Bad || Type(m.h.type) != Type::Hello) {
     GSHMEM_WARN(BOOTSTRAP, "rejected a connection that did not say hello");
     return;
   }
+  on_hello(std::move(fd), m);
+}
+
+void Server::on_hello(sock::Fd fd, const Message& m) {
   int r = m.h.rank;
-  if (m.data != secret_) {
+  if (!sock::secret_equal(m.data, secret_)) {
     GSHMEM_WARN(BOOTSTRAP, "rejected a connection claiming PE %d: wrong job secret", r);
     return;
   }
@@ -135,9 +202,8 @@ void Server::on_hello(sock::Fd fd) {
     GSHMEM_WARN(BOOTSTRAP, "rejected a connection claiming PE %d (out of range or taken)", r);
     return;
   }
+  // The welcome is 32 bytes into an empty socket buffer: this cannot block.
   if (!send(fd.get(), Type::Welcome, r, Coll::None, 0, 0, "", nullptr, 0)) return;
-  // Collective payloads can be large and the PE may be slow to read; no timeout from here on.
-  sock::set_io_timeout(fd.get(), 0);
   clients_[size_t(r)].fd = std::move(fd);
   clients_[size_t(r)].ever = true;
 }
@@ -162,6 +228,18 @@ void Server::on_message(int rank, Message& m) {
 void Server::on_collective(int rank, Message& m) {
   Coll coll = Coll(m.h.coll);
   Pending& p = pending_;
+  // complete() indexes by these: a PE that sends nonsense ends the job, it cannot crash the server.
+  bool known = coll == Coll::Allgather || coll == Coll::Alltoall || coll == Coll::Broadcast ||
+               coll == Coll::Barrier;
+  if (!known || (coll == Coll::Broadcast && (m.h.arg < 0 || m.h.arg >= nranks_)) ||
+      (coll == Coll::Alltoall && m.data.size() % size_t(nranks_) != 0)) {
+    if (hooks_.on_error) {
+      hooks_.on_error("PE " + std::to_string(rank) + " sent a malformed bootstrap collective (" +
+                      coll_name(coll) + ", argument " + std::to_string(m.h.arg) + ", " +
+                      std::to_string(m.data.size()) + " bytes)");
+    }
+    return;
+  }
   if (!p.active) {
     p.active = true;
     p.seq = m.h.seq;

@@ -45,10 +45,21 @@ struct Message {
   std::string data;
 };
 
+// The largest hello: a secret is 32 characters; anything near this is not a PE of the job.
+constexpr size_t kMaxHello = 4096;
+
 bool send(int fd, Type type, int rank, Coll coll, int arg, uint32_t seq, const std::string& what,
           const void* data, size_t len);
-// False on EOF, error, a bad magic or a payload over max_len.
+// Whether a header can start a message: the magic, a known type, what_len within len, and len
+// at most max_len (so a huge length field is refused before anything is read for it).
+bool header_ok(const Header& h, size_t max_len);
+// False on EOF, error, or a header that is not header_ok.
 bool recv(int fd, Message* m, size_t max_len);
+
+// The same wire format from bytes in hand: Done parses the message at the front of `bytes`
+// into *m and sets *used; NeedMore when the bytes end before it does; Bad when header_ok fails.
+enum class Parse { NeedMore, Bad, Done };
+Parse decode(const char* bytes, size_t n, size_t max_len, Message* m, size_t* used);
 
 class Server {
  public:
@@ -58,10 +69,15 @@ class Server {
     std::function<void(const std::string& why)> on_error;  // mismatched collectives
   };
 
-  Server(int nranks, std::string secret, Hooks hooks);
+  // A connection that has not said a complete, correct hello within hello_timeout_s is closed.
+  Server(int nranks, std::string secret, Hooks hooks, double hello_timeout_s = 5);
 
-  // Takes an accepted connection; its hello is read when it becomes readable.
+  // Takes an accepted connection. Its hello is read piece by piece as it arrives, never
+  // blocking the server, so a client that sends part of one, or nothing, delays no one.
+  // A Unix-socket peer of another user is closed at once.
   void add_connection(sock::Fd fd);
+  // Closes connections whose hello is overdue; call every poll round.
+  void expire_hellos();
   void collect_pollfds(std::vector<pollfd>* out) const;
   // Call for every fd of collect_pollfds that poll reported.
   void handle(int fd);
@@ -95,7 +111,15 @@ class Server {
     std::vector<std::optional<std::string>> data;
   };
 
-  void on_hello(sock::Fd fd);
+  // A connection that has not said hello yet, with what it has sent so far.
+  struct Newcomer {
+    sock::Fd fd;
+    std::string bytes;
+    double deadline = 0;
+  };
+
+  void on_readable(size_t newcomer);
+  void on_hello(sock::Fd fd, const Message& m);
   void on_message(int rank, Message& m);
   void on_collective(int rank, Message& m);
   void complete();
@@ -104,7 +128,8 @@ class Server {
   int nranks_;
   std::string secret_;
   Hooks hooks_;
-  std::vector<sock::Fd> unauthenticated_;
+  double hello_timeout_s_;
+  std::vector<Newcomer> unauthenticated_;
   std::vector<Client> clients_;
   Pending pending_;
   uint32_t next_seq_ = 0;

@@ -16,6 +16,7 @@
 #include "gshmem/gshmem.hpp"
 #include "host/bootstrap/bootstrap.hpp"
 #include "host/bootstrap/star.hpp"
+#include "host/bootstrap/uid_format.hpp"
 #include "host/base/env.hpp"
 #include "host/base/log.hpp"
 
@@ -23,26 +24,7 @@ namespace gshmem {
 
 namespace {
 
-constexpr const char* kTag = "gshuid1";
-
-struct UidInfo {
-  std::string host;
-  int port = 0;
-  std::string secret;
-};
-
-bool decode(const gshmemx_uniqueid_t& u, UidInfo* out) {
-  std::string s(u.internal, strnlen(u.internal, sizeof u.internal));
-  size_t a = s.find('|'), b = s.find('|', a + 1), c = s.find('|', b + 1);
-  if (a == std::string::npos || b == std::string::npos || c == std::string::npos ||
-      s.substr(0, a) != kTag) {
-    return false;
-  }
-  out->host = s.substr(a + 1, b - a - 1);
-  out->port = std::atoi(s.substr(b + 1, c - b - 1).c_str());
-  out->secret = s.substr(c + 1);
-  return out->port > 0 && !out->host.empty();
-}
+using UidInfo = uid::Info;
 
 // A listener that gshmemx_get_uniqueid opened, kept until this process's init uses it.
 std::mutex g_mutex;
@@ -65,7 +47,8 @@ class UidServer {
                                 " lost its bootstrap connection (it exited or was killed)");
                    }
                  },
-                 [this](const std::string& why) { server_.broadcast_failure(1, why); }}) {
+                 [this](const std::string& why) { server_.broadcast_failure(1, why); }},
+                Env::get().seconds("GSHMEM_BOOTSTRAP_HELLO_TIMEOUT")) {
     thread_ = std::thread([this] { run(); });
   }
   ~UidServer() {
@@ -85,6 +68,7 @@ class UidServer {
       fds.clear();
       fds.push_back({listener_.get(), POLLIN, 0});
       server_.collect_pollfds(&fds);
+      server_.expire_hellos();
       if (::poll(fds.data(), fds.size(), 100) <= 0) continue;
       if (fds[0].revents & POLLIN) {
         sock::Fd conn(::accept4(listener_.get(), nullptr, nullptr, SOCK_CLOEXEC));
@@ -184,8 +168,7 @@ int make_uniqueid(gshmemx_uniqueid_t* uid) {
     return GSHMEM_ERROR_BOOTSTRAP;
   }
   std::string secret = sock::random_hex(16);
-  std::string text = std::string(kTag) + "|" + host + "|" +
-                     std::to_string(sock::local_port(listener.get())) + "|" + secret;
+  std::string text = uid::encode({host, sock::local_port(listener.get()), secret});
   std::memset(uid, 0, sizeof *uid);
   std::memcpy(uid->internal, text.data(), std::min(text.size(), sizeof uid->internal - 1));
   std::lock_guard<std::mutex> lock(g_mutex);
@@ -202,7 +185,8 @@ std::unique_ptr<Bootstrap> make_uid_bootstrap(const BootstrapOptions& o) {
   if (from_uid) {
     rank = o.attr->uid_args.rank;
     size = o.attr->uid_args.nranks;
-    if (!decode(o.attr->uid_args.uid, &info)) {
+    const gshmemx_uniqueid_t& u = o.attr->uid_args.uid;
+    if (!uid::decode(u.internal, sizeof u.internal, &info)) {
       throw Error(GSHMEM_ERROR_INVALID_ARGUMENT, "gshmemx_init_attr", "attr->uid_args.uid",
                   "not a unique id made by gshmemx_get_uniqueid");
     }
@@ -219,7 +203,11 @@ std::unique_ptr<Bootstrap> make_uid_bootstrap(const BootstrapOptions& o) {
                       "\"), torchrun's MASTER_ADDR and MASTER_PORT, or gshmemx_init_attr with a "
                       "unique id");
     }
+    // Without a unique id there is no random secret unless the job brings one: anyone who can
+    // reach the port could otherwise join by knowing the address and the size.
     info.secret = "addr:" + addr + ":" + std::to_string(size);
+    const std::string& job_secret = env.str("GSHMEM_BOOTSTRAP_UID_SECRET");
+    if (!job_secret.empty()) info.secret += ":" + job_secret;
   }
   if (size <= 0 || rank < 0 || rank >= size) {
     throw Error(GSHMEM_ERROR_INVALID_ARGUMENT, "gshmem_init", "rank/nranks",

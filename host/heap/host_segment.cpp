@@ -1,6 +1,7 @@
 #include "host/heap/host_segment.hpp"
 
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -35,7 +36,9 @@ HostSegment::~HostSegment() {
 HostSegment HostSegment::create(const std::string& name, size_t bytes, size_t alignment) {
   HostSegment s;
   s.fd_.reset(::memfd_create(name.c_str(), MFD_CLOEXEC));
-  if (!s.fd_ || ::ftruncate(s.fd_.get(), off_t(bytes)) != 0) {
+  // A memfd has no name in any directory, and /proc/<pid>/fd is the owner's alone; 0600 (a memfd
+  // starts 0777) keeps it so should a descriptor ever leak to a process of another user.
+  if (!s.fd_ || ::fchmod(s.fd_.get(), 0600) != 0 || ::ftruncate(s.fd_.get(), off_t(bytes)) != 0) {
     throw Error(GSHMEM_ERROR_OUT_OF_MEMORY, "gshmem_init", "GSHMEM_SYMMETRIC_SIZE",
                 "cannot create a " + format_bytes(bytes) + " memory segment: " + strerror(errno));
   }

@@ -13,6 +13,8 @@
 #include <cstdio>
 #include <cstring>
 
+#include "host/base/env.hpp"
+
 namespace gshmem::launcher {
 
 namespace {
@@ -46,6 +48,8 @@ Job::~Job() {
   for (auto& pe : pes_) {
     if (pe.running) ::kill(-pe.pid, SIGKILL);
   }
+  if (!addr_.empty()) ::unlink(addr_.c_str());
+  if (!dir_.empty()) ::rmdir(dir_.c_str());
 }
 
 void Job::spawn(int r) {
@@ -83,7 +87,7 @@ void Job::spawn(int r) {
     ::setenv("GSHMEM_LAUNCHER_PE", std::to_string(r).c_str(), 1);
     ::setenv("GSHMEM_LAUNCHER_NPES", std::to_string(opt_.npes).c_str(), 1);
     if (opt_.ppn > 0) {
-      std::string node = addr_ + "-vnode" + std::to_string(r / opt_.ppn);
+      std::string node = job_id_ + "-vnode" + std::to_string(r / opt_.ppn);
       ::setenv("GSHMEM_NODE_ID", node.c_str(), 1);
     }
     std::vector<char*> args;
@@ -200,10 +204,20 @@ int Job::exit_status() const {
 int Job::run() {
   start_ = now_s();
   secret_ = sock::random_hex(16);
-  addr_ = "gshmemrun-" + std::to_string(::getpid()) + "-" + sock::random_hex(6);
-  listener_ = sock::listen_abstract(addr_, opt_.npes + 16);
+  job_id_ = "gshmemrun-" + std::to_string(::getpid()) + "-" + sock::random_hex(6);
+  // The socket lives in a directory only this user can enter: other users cannot even connect,
+  // and the server checks each peer's user and the job secret besides.
+  dir_ = sock::private_dir("gshmemrun");
+  if (dir_.empty()) {
+    std::fprintf(stderr, "gshmemrun: cannot create a private directory for the job socket: %s\n",
+                 strerror(errno));
+    return 1;
+  }
+  addr_ = dir_ + "/job.sock";
+  listener_ = sock::listen_unix(addr_, opt_.npes + 16);
   if (!listener_) {
-    std::fprintf(stderr, "gshmemrun: cannot open the job socket: %s\n", strerror(errno));
+    std::fprintf(stderr, "gshmemrun: cannot open the job socket %s: %s\n", addr_.c_str(),
+                 strerror(errno));
     return 1;
   }
   sigset_t mask;
@@ -220,7 +234,8 @@ int Job::run() {
             if (report_.rank < 0 && !ending_) report_ = {rank, code, why, now_s()};
           },
           [](int, bool) {},  // deaths are reported from waitpid, which knows how the PE ended
-          [this](const std::string& why) { fail(1, why); }});
+          [this](const std::string& why) { fail(1, why); }},
+      Env::get().seconds("GSHMEM_BOOTSTRAP_HELLO_TIMEOUT"));
 
   for (int r = 0; r < opt_.npes && !ending_; ++r) spawn(r);
 
@@ -294,6 +309,7 @@ int Job::run() {
         last_straggler_report_ = now;
       }
     }
+    server_->expire_hellos();
     escalate(now);
   }
   return exit_status();

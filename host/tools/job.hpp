@@ -49,7 +49,9 @@ class Job {
   int exit_status() const;
 
   Options opt_;
-  std::string addr_;
+  std::string dir_;     // private (0700) directory holding the job's socket
+  std::string addr_;    // the socket's path
+  std::string job_id_;  // names the job's virtual nodes
   std::string secret_;
   sock::Fd listener_;
   sock::Fd signals_;

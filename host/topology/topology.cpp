@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstring>
 #include <map>
 
 #include "gshmem/gshmem.hpp"
@@ -64,7 +65,10 @@ int top_pci_bridge(hwloc_obj_t obj) {
   int found = -1;
   for (hwloc_obj_t p = obj->parent;
        p && (p->type == HWLOC_OBJ_BRIDGE || p->type == HWLOC_OBJ_PCI_DEVICE); p = p->parent) {
-    if (p->type == HWLOC_OBJ_BRIDGE && p->attr->bridge.upstream_type == HWLOC_OBJ_BRIDGE_PCI) {
+    // Read as a number: hwloc stores whatever a topology file says, also values the enum lacks.
+    int upstream;
+    std::memcpy(&upstream, &p->attr->bridge.upstream_type, sizeof upstream);
+    if (p->type == HWLOC_OBJ_BRIDGE && upstream == int(HWLOC_OBJ_BRIDGE_PCI)) {
       found = int(p->logical_index);
     }
   }

@@ -22,7 +22,6 @@ constexpr size_t kSlots = 64;
 constexpr size_t kMessages = 1024;
 constexpr size_t kRecvs = 256;
 
-enum : uint32_t { kAmoRequest = 1, kAmoReply = 2 };
 
 bool fetches(AmoOp op) {
   return op == AmoOp::Fetch || op == AmoOp::Swap || op == AmoOp::CompareSwap ||
@@ -58,14 +57,8 @@ struct Proxy::Op {
   Message* msg;
 };
 
-struct Proxy::Message {
-  uint32_t kind;
-  uint8_t amo_op, amo_type, segment, pad;
-  int32_t from;
-  uint32_t cookie;
-  uint64_t offset, value, cond, result;
-  uint64_t reserved[2];
-};
+// The wire format and its check live in amo_message.hpp.
+struct Proxy::Message : AmoMessage {};
 
 Proxy::Proxy(ChannelHost& channel, std::vector<FabricRegion> segments,
              std::unique_ptr<LocalMemory> memory, int my_pe, int n_pes, const ProxyOptions& options,
@@ -77,6 +70,9 @@ Proxy::Proxy(ChannelHost& channel, std::vector<FabricRegion> segments,
       options_(options),
       fail_(std::move(fail)) {
   static_assert(sizeof(Message) == 64, "one message per cache line");
+  for (const FabricRegion& r : segments_) segment_bytes_.push_back(r.size);
+  limits_ = {options_.job_key, n_pes, segment_bytes_.data(), segment_bytes_.size(),
+             uint32_t(kRequests)};
   pe_outstanding_.assign(size_t(n_pes), 0);
   pe_fenced_.assign(size_t(n_pes), 0);
   arena_bytes_ = kRequests * sizeof(Request) + kSlots * kSlotBytes + kMessages * sizeof(Message);
@@ -332,6 +328,7 @@ void Proxy::start_amo(Request* r, int pe, int segment, uint64_t offset, detail::
   m->amo_type = uint8_t(type);
   m->segment = uint8_t(segment);
   m->from = my_pe_;
+  m->key = options_.job_key;
   m->cookie = r->index;
   m->offset = offset;
   m->value = value;
@@ -344,20 +341,17 @@ void Proxy::start_amo(Request* r, int pe, int segment, uint64_t offset, detail::
 }
 
 void Proxy::serve(Message* m) {
-  if (m->kind == kAmoReply) {
+  const char* why = "";
+  AmoVerdict verdict = check_amo_message(m, sizeof *m, limits_, &why);
+  if (verdict == AmoVerdict::Reject) {
+    reject(m, why);
+    return;
+  }
+  if (verdict == AmoVerdict::Reply) {
     auto* requests = reinterpret_cast<Request*>(arena_);
-    if (m->cookie >= kRequests) {
-      fail_("proxy: a reply for an unknown request arrived");
-      return;
-    }
     Request* r = &requests[m->cookie];
     r->result = m->result;
     finish_op(r);
-    return;
-  }
-  if (m->kind != kAmoRequest || m->segment >= segments_.size() ||
-      m->offset + 8 > segments_[m->segment].size) {
-    fail_("proxy: a malformed atomic request arrived from PE " + std::to_string(m->from));
     return;
   }
   uint64_t old = memory_->atomic(segments_[m->segment].base + m->offset,
@@ -368,14 +362,30 @@ void Proxy::serve(Message* m) {
   reply->cookie = m->cookie;
   reply->result = old;
   reply->from = my_pe_;
+  reply->key = options_.job_key;
   Op* o = new_op(nullptr);
   o->kind = Op::Reply;
   o->msg = reply;
   fabric_->send(m->from, reply, sizeof *reply, o);
 }
 
+void Proxy::reject(const Message* m, const char* why) {
+  // Whoever can reach the endpoint can send: such a message is dropped, never the job.
+  if (rejected_++ % 1000 == 0) {
+    GSHMEM_WARN(PROXY, "dropped %s (claiming PE %d; %llu dropped so far)", why, int(m->from),
+                static_cast<unsigned long long>(rejected_));
+  }
+}
+
 void Proxy::on_done(void* ctx, bool ok, const std::string& why) {
   Op* op = static_cast<Op*>(ctx);
+  if (!ok && op->kind == Op::Recv) {
+    // A receive fails when a message did not fit (longer than ours: not one of the job's).
+    reject(op->msg, ("a message the receive could not take (" + why + ")").c_str());
+    *op->msg = Message{};
+    fabric_->recv(op->msg, sizeof(Message), op);
+    return;
+  }
   if (!ok) {
     fail_("fabric operation failed" +
           (op->req ? " (to PE " + std::to_string(op->req->pe) + ")" : std::string()) + ": " + why);
@@ -384,6 +394,9 @@ void Proxy::on_done(void* ctx, bool ok, const std::string& why) {
   switch (op->kind) {
     case Op::Recv:
       serve(op->msg);
+      // A shorter message would leave the rest of this one in the buffer: start from zeros,
+      // which no check accepts.
+      *op->msg = Message{};
       fabric_->recv(op->msg, sizeof(Message), op);
       return;
     case Op::Reply:

@@ -27,6 +27,7 @@
 #include <vector>
 
 #include "transports/fabric/fabric.hpp"
+#include "transports/proxy/amo_message.hpp"
 #include "transports/proxy/channel_host.hpp"
 #include "transports/proxy/local_memory.hpp"
 
@@ -41,6 +42,7 @@ struct ProxyOptions {
   bool gpu_producers = false;
   // The symmetric segments are GPU memory: flush the NIC's writes before a put_signal's signal.
   bool flush_before_signal = false;
+  uint64_t job_key = 0;         // carried by every message; one without it is dropped
 };
 
 class Proxy {
@@ -97,6 +99,7 @@ class Proxy {
   void start_amo(Request* r, int pe, int segment, uint64_t offset, detail::AmoType type, AmoOp op,
                  uint64_t value, uint64_t cond);
   void serve(Message* m);
+  void reject(const Message* m, const char* why);  // drops a message not from the job
   void before_issue(int pe);
   void answer(Request* r, uint64_t value);  // completes the producer's wait
   void release_slots();
@@ -109,6 +112,9 @@ class Proxy {
   int my_pe_;
   ProxyOptions options_;
   std::function<void(const std::string&)> fail_;
+  std::vector<uint64_t> segment_bytes_;  // what received messages are checked against
+  AmoLimits limits_;
+  uint64_t rejected_ = 0;
 
   char* arena_ = nullptr;
   size_t arena_bytes_ = 0;
