@@ -171,12 +171,27 @@ struct Request {
   void* dst;
   const void* src;
   size_t count;
-  gshmem_datatype_t dtype;
-  gshmem_redop_t op;  // GSHMEM_SUM for collectives that do not reduce
-  int root;           // team index; -1 when the collective has none
+  // As the caller passed them (c_value): not yet known to be enumerators until check() passes.
+  int dtype_value;
+  int op_value;  // GSHMEM_SUM for collectives that do not reduce
+  int root;      // team index; -1 when the collective has none
   void* stream;
   bool reduces;
+  gshmem_datatype_t dtype() const { return gshmem_datatype_t(dtype_value); }
+  gshmem_redop_t op() const { return gshmem_redop_t(op_value); }
 };
+
+// The value of an enum argument a C caller passed. C lets any int through an enum parameter, but in
+// C++ loading an enum object whose value is no enumerator's is undefined (UBSan's enum check fires
+// on it), so the bytes are read as the int they are and checked before anything uses them as the
+// enum.
+template <class E>
+int c_value(const E& e) {
+  static_assert(sizeof(E) == sizeof(int), "a C enum is int-sized");
+  int v;
+  std::memcpy(&v, &e, sizeof v);
+  return v;
+}
 
 // Checks the arguments every PE can check alone. Returns GSHMEM_SUCCESS with *t and *r set, or
 // the status to return (after printing which argument was wrong).
@@ -198,25 +213,25 @@ int check(const Request& q, Runtime* rt, const TeamInfo** t, HostReducer* r) {
     return fail(call, GSHMEM_ERROR_INVALID_ARGUMENT, "team=%d is not a team this PE belongs to",
                 int(q.team));
   }
-  if (q.dtype < 0 || q.dtype >= GSHMEM_DATATYPE_COUNT) {
+  if (q.dtype_value < 0 || q.dtype_value >= GSHMEM_DATATYPE_COUNT) {
     return fail(call, GSHMEM_ERROR_INVALID_ARGUMENT, "dtype=%d is not a gshmem_datatype_t",
-                int(q.dtype));
+                q.dtype_value);
   }
-  if (q.op < 0 || q.op >= GSHMEM_REDOP_COUNT) {
-    return fail(call, GSHMEM_ERROR_INVALID_ARGUMENT, "op=%d is not a gshmem_redop_t", int(q.op));
+  if (q.op_value < 0 || q.op_value >= GSHMEM_REDOP_COUNT) {
+    return fail(call, GSHMEM_ERROR_INVALID_ARGUMENT, "op=%d is not a gshmem_redop_t", q.op_value);
   }
-  if (rt->gpu() && q.dtype == GSHMEM_LONGDOUBLE) {
+  if (rt->gpu() && q.dtype() == GSHMEM_LONGDOUBLE) {
     return fail(call, GSHMEM_ERROR_INVALID_ARGUMENT,
                 "dtype=GSHMEM_LONGDOUBLE is for CPU PEs only: with a GPU heap the collective "
                 "runs in a kernel, and kernels have no long double");
   }
-  *r = host_reducer(q.dtype, q.reduces ? q.op : GSHMEM_SUM);
+  *r = host_reducer(q.dtype(), q.reduces ? q.op() : GSHMEM_SUM);
   if (!r->reduce_fn) {
-    const char* why = q.op == GSHMEM_AVG    ? "AVG is for floating types"
-                      : q.op >= GSHMEM_BAND ? "bitwise operations are for integer types"
-                                            : "complex types take SUM and PROD only";
+    const char* why = q.op() == GSHMEM_AVG    ? "AVG is for floating types"
+                      : q.op() >= GSHMEM_BAND ? "bitwise operations are for integer types"
+                                              : "complex types take SUM and PROD only";
     return fail(call, GSHMEM_ERROR_INVALID_ARGUMENT, "op=%s does not apply to dtype=%s (%s)",
-                op_name(q.op), dtype_name(q.dtype), why);
+                op_name(q.op()), dtype_name(q.dtype()), why);
   }
   const int n = (*t)->size;
   if (q.root >= n || (q.root < 0 && (q.coll == Coll::Reduce || q.coll == Coll::Broadcast))) {
@@ -250,13 +265,13 @@ Plan plan_call(const Request& q, Runtime& rt, const TeamInfo& t, uint64_t size) 
   const Plan& plan = e.plan;
   if (log::enabled(log::Level::Info, log::COLL) && t.my_index == 0) {
     std::lock_guard<std::mutex> lock(st.mu);
-    auto key = std::make_tuple(int(q.coll), int(q.team), uint64_t(q.count), int(q.dtype),
+    auto key = std::make_tuple(int(q.coll), int(q.team), uint64_t(q.count), int(q.dtype()),
                                int(plan.algo), plan.nch);
     if (st.shown.insert(key).second) {
       GSHMEM_INFO(COLL,
                   "%s: team %d (%d PEs on %d node(s)), %zu x %s (%" PRIu64
                   " B): %s%s%s, %d channel(s), chunk %" PRIu64 " B, predicted %.1f us%s%s",
-                  q.call, int(q.team), t.size, shape.nodes, q.count, dtype_short_name(q.dtype),
+                  q.call, int(q.team), t.size, shape.nodes, q.count, dtype_short_name(q.dtype()),
                   size, algo_name(plan.algo), plan.algo == Algo::Hier ? "+" : "",
                   plan.algo == Algo::Hier ? algo_name(plan.sub) : "", plan.nch, plan.chunk,
                   plan.predicted_us, plan.forced ? " (forced)" : "",
@@ -280,8 +295,8 @@ int run_gpu(const Request& q, Runtime& rt, const Workspace& host_ws, const CallA
   g.ws.team = queue.context().teams[size_t(q.team)];
   g.ws.seq = 0;
   g.coll = q.coll;
-  g.dtype = q.dtype;
-  g.op = q.reduces ? q.op : GSHMEM_SUM;
+  g.dtype = q.dtype();
+  g.op = q.reduces ? q.op() : GSHMEM_SUM;
   g.es = es;
   g.args = a;
   g.src_bytes = src_bytes;
@@ -383,7 +398,8 @@ int run(const Request& q) {
   const bool big = std::max(src_bytes, dst_bytes) >= kPublishInPlaceMin;
   a.src_pub = big && (uses & kSrc) && !stage && !src_written && in_heap(c, src, src_bytes);
   // A published dst slice must not change after publication: AVG divides at the end.
-  a.dst_pub = big && q.coll == Coll::AllReduce && q.op != GSHMEM_AVG && in_heap(c, dst, dst_bytes);
+  a.dst_pub =
+      big && q.coll == Coll::AllReduce && q.op() != GSHMEM_AVG && in_heap(c, dst, dst_bytes);
 
   if (on_gpu) {
     return run_gpu(q, *rt, ws, a, src_bytes, dst_bytes, uses, stage, uint32_t(r.es));
@@ -436,6 +452,7 @@ const Overrides& overrides() {
 
 }  // namespace gshmem::coll
 
+using gshmem::coll::c_value;
 using gshmem::coll::Coll;
 using gshmem::coll::run;
 
@@ -443,41 +460,42 @@ extern "C" {
 
 int gshmem_allreduce(gshmem_team_t team, void* dst, const void* src, size_t count,
                      gshmem_datatype_t dtype, gshmem_redop_t op, void* stream) {
-  return run(
-      {"gshmem_allreduce", Coll::AllReduce, team, dst, src, count, dtype, op, -1, stream, true});
+  return run({"gshmem_allreduce", Coll::AllReduce, team, dst, src, count, c_value(dtype),
+              c_value(op), -1, stream, true});
 }
 
 int gshmem_reduce(gshmem_team_t team, void* dst, const void* src, size_t count,
                   gshmem_datatype_t dtype, gshmem_redop_t op, int root, void* stream) {
-  return run({"gshmem_reduce", Coll::Reduce, team, dst, src, count, dtype, op, root, stream, true});
+  return run({"gshmem_reduce", Coll::Reduce, team, dst, src, count, c_value(dtype), c_value(op),
+              root, stream, true});
 }
 
 int gshmem_allgather(gshmem_team_t team, void* dst, const void* src, size_t count,
                      gshmem_datatype_t dtype, void* stream) {
-  return run({"gshmem_allgather", Coll::AllGather, team, dst, src, count, dtype, GSHMEM_SUM, -1,
-              stream, false});
+  return run({"gshmem_allgather", Coll::AllGather, team, dst, src, count, c_value(dtype),
+              GSHMEM_SUM, -1, stream, false});
 }
 
 int gshmem_reducescatter(gshmem_team_t team, void* dst, const void* src, size_t count,
                          gshmem_datatype_t dtype, gshmem_redop_t op, void* stream) {
-  return run({"gshmem_reducescatter", Coll::ReduceScatter, team, dst, src, count, dtype, op, -1,
-              stream, true});
+  return run({"gshmem_reducescatter", Coll::ReduceScatter, team, dst, src, count, c_value(dtype),
+              c_value(op), -1, stream, true});
 }
 
 int gshmem_broadcast(gshmem_team_t team, void* dst, const void* src, size_t count,
                      gshmem_datatype_t dtype, int root, void* stream) {
-  return run({"gshmem_broadcast", Coll::Broadcast, team, dst, src, count, dtype, GSHMEM_SUM, root,
-              stream, false});
+  return run({"gshmem_broadcast", Coll::Broadcast, team, dst, src, count, c_value(dtype),
+              GSHMEM_SUM, root, stream, false});
 }
 
 int gshmem_alltoall(gshmem_team_t team, void* dst, const void* src, size_t count,
                     gshmem_datatype_t dtype, void* stream) {
-  return run({"gshmem_alltoall", Coll::AllToAll, team, dst, src, count, dtype, GSHMEM_SUM, -1,
-              stream, false});
+  return run({"gshmem_alltoall", Coll::AllToAll, team, dst, src, count, c_value(dtype), GSHMEM_SUM,
+              -1, stream, false});
 }
 
 size_t gshmem_datatype_size(gshmem_datatype_t dtype) {
-  if (dtype < 0 || dtype >= GSHMEM_DATATYPE_COUNT) return 0;
+  if (c_value(dtype) < 0 || c_value(dtype) >= GSHMEM_DATATYPE_COUNT) return 0;
   return gshmem::coll::host_reducer(dtype, GSHMEM_SUM).es;
 }
 

@@ -75,8 +75,8 @@ int top_pci_bridge(hwloc_obj_t obj) {
   return found;
 }
 
-template <class F>
-Topology with_topology(const std::string& source, F&& fill) {
+// nullptr when hwloc cannot load `source` ("" is this machine).
+hwloc_topology_t load_topology(const std::string& source) {
   hwloc_topology_t topo;
   hwloc_topology_init(&topo);
   hwloc_topology_set_io_types_filter(topo, HWLOC_TYPE_FILTER_KEEP_IMPORTANT);
@@ -90,13 +90,31 @@ Topology with_topology(const std::string& source, F&& fill) {
   }
   if (rc != 0 || hwloc_topology_load(topo) != 0) {
     hwloc_topology_destroy(topo);
+    return nullptr;
+  }
+  return topo;
+}
+
+// This machine's topology is loaded once per process and kept (read-only, so any thread may use
+// it). Its I/O discovery (sysfs, pci.ids) is the slow part, and destroying the last topology makes
+// hwloc unload its PCI plugin and with it libpciaccess, whose device-name cache (a tree it never
+// frees) would then be lost: a leak in every process that ever loaded a topology.
+hwloc_topology_t this_machine() {
+  static hwloc_topology_t topo = load_topology("");
+  return topo;
+}
+
+template <class F>
+Topology with_topology(const std::string& source, F&& fill) {
+  hwloc_topology_t topo = source.empty() ? this_machine() : load_topology(source);
+  if (!topo) {
     throw Error(GSHMEM_ERROR_INVALID_ARGUMENT, "topology", source,
                 "hwloc cannot load \"" + source + "\" (expected xml:FILE or synthetic:DESC)");
   }
   Topology t;
   t.source = source.empty() ? "this machine" : source;
   fill(topo, t);
-  hwloc_topology_destroy(topo);
+  if (!source.empty()) hwloc_topology_destroy(topo);
   return t;
 }
 

@@ -14,6 +14,10 @@
 #include "gshmem/gshmem.h"
 #include "tests/common/mp_util.hpp"
 
+#ifdef __SANITIZE_ADDRESS__
+#include <sanitizer/asan_interface.h>
+#endif
+
 using namespace gshmem_test;
 
 namespace {
@@ -469,3 +473,14 @@ TEST(RmaStatic, GlobalsAreRemoteTargets) {
   EXPECT_EQ(gshmem_int_g(&g_untouched, (me + 1) % n), 17);
   gshmem_barrier_all();
 }
+
+#ifdef __SANITIZE_ADDRESS__
+// Under AddressSanitizer (-DGSHMEM_ASAN=ON) the remapped data segment keeps its shadow: a
+// global's redzone is still poisoned after gshmem_init, so overflows of globals are still seen.
+TEST(RmaStatic, AsanStillGuardsTheGlobals) {
+  ASSERT_NE(gshmem_ptr(g_slots, gshmem_my_pe()), nullptr) << "g_slots is not in the static segment";
+  EXPECT_FALSE(__asan_address_is_poisoned(&g_slots[63]));
+  EXPECT_TRUE(__asan_address_is_poisoned(reinterpret_cast<char*>(g_slots) + sizeof g_slots))
+      << "the redzone after g_slots lost its poison in the remap";
+}
+#endif

@@ -304,7 +304,11 @@ Fabric::Fabric(Bootstrap& boot, const FabricOptions& options,
 }
 
 Fabric::~Fabric() {
-  if (ep_) fi_close(&ep_->fid);
+  // The receives this endpoint still has posted are ours to take back before it closes.
+  if (ep_) {
+    for (void* ctx : posted_recvs_) fi_cancel(&ep_->fid, ctx);
+    fi_close(&ep_->fid);
+  }
   for (fid_mr* mr : mrs_) {
     if (mr) fi_close(&mr->fid);
   }
@@ -429,6 +433,7 @@ void Fabric::recv(void* buf, size_t bytes, void* ctx) {
     read_cq(nullptr);
   }
   if (rc) fail("fi_recv", rc);
+  posted_recvs_.insert(ctx);
 }
 
 int Fabric::read_cq(const Done& done) {
@@ -445,12 +450,14 @@ int Fabric::read_cq(const Done& done) {
       const char* why = fi_cq_strerror(cq_, err.prov_errno, err.err_data, buf, sizeof buf);
       std::string msg = std::string(fi_strerror(err.err)) + " (" + (why ? why : "?") + ")";
       if (!(err.flags & FI_RECV)) --in_flight_;
+      if (err.flags & FI_RECV) posted_recvs_.erase(err.op_context);
       held_done_.push_back({err.op_context, false, msg, 0});
       continue;
     }
     if (n < 0) fail("fi_cq_read", int(n));
     for (ssize_t i = 0; i < n; ++i) {
       if (!(entries[i].flags & FI_RECV)) --in_flight_;
+      if (entries[i].flags & FI_RECV) posted_recvs_.erase(entries[i].op_context);
       if (hold || !done) {
         held_done_.push_back({entries[i].op_context, true, "", hold ? now_ns() + jitter() : 0});
       } else {

@@ -18,6 +18,7 @@
 #include <functional>
 #include <random>
 #include <string>
+#include <unordered_set>
 #include <vector>
 
 #include "gshmem/device/amo_op.cuh"
@@ -132,6 +133,9 @@ class Fabric {
   std::vector<std::vector<uint64_t>> keys_;   // by PE, then segment
   std::vector<std::vector<uint64_t>> bases_;  // by PE, then segment
   size_t in_flight_ = 0;
+  // Receives posted and not yet completed: cancelled before the endpoint closes (the sockets
+  // provider frees only its preallocated receive entries at close, not those it had to allocate).
+  std::unordered_set<void*> posted_recvs_;
   int wait_fd_ = -1;
   std::deque<Held> held_;
   std::vector<HeldCompletion> held_done_;

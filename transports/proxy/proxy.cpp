@@ -90,12 +90,12 @@ Proxy::Proxy(ChannelHost& channel, std::vector<FabricRegion> segments,
   for (size_t i = 0; i < kSlots; ++i) free_slots_.push_back(slots + i * kSlotBytes);
   auto* messages = reinterpret_cast<Message*>(slots + kSlots * kSlotBytes);
   for (size_t i = 0; i < kMessages; ++i) free_messages_.push_back(&messages[i]);
-  for (size_t i = 0; i < kOps; ++i) free_ops_.push_back(new Op{});
+  ops_ = std::make_unique<Op[]>(kOps);
+  for (size_t i = 0; i < kOps; ++i) free_ops_.push_back(&ops_[i]);
 }
 
 Proxy::~Proxy() {
   stop();
-  for (Op* op : free_ops_) delete op;
   for (Op* op : recv_ops_) delete op;
   if (arena_) ::munmap(arena_, arena_bytes_);
 }

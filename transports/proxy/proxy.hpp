@@ -119,6 +119,7 @@ class Proxy {
   char* arena_ = nullptr;
   size_t arena_bytes_ = 0;
   std::vector<Request*> free_requests_;
+  std::unique_ptr<Op[]> ops_;  // owns free_ops_'s, in flight or not when the proxy stops
   std::vector<Op*> free_ops_;
   std::vector<char*> free_slots_;
   std::vector<Message*> free_messages_;
