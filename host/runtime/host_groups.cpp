@@ -128,7 +128,7 @@ void Barrier::leave(unsigned thread) {
     diverged("thread " + std::to_string(thread) + " of block " + std::to_string(block_) +
              " returned while " + std::to_string(waiting_) + " thread(s) of its " + scope_ +
              " (threads " + std::to_string(first_) + ".." + std::to_string(first_ + members_ - 1) +
-             ") wait at a sync");
+             ") wait at a " + scope_ + " sync");
   }
   ++gone_;
   last_gone_ = thread;

@@ -145,6 +145,7 @@ TEST(Simt, EarlyReturnIsReported) {
     });
     FAIL() << "no error";
   } catch (const gshmem::Error& e) {
+    // Whichever side notices first says so: the waiter, or the thread that returns.
     EXPECT_NE(std::string(e.what()).find("warp sync"), std::string::npos) << e.what();
   }
 }
