@@ -151,7 +151,12 @@ void Runtime::build_context() {
   // Our own PEs outnumber the cores: a waiting PE must give its core to the PE it waits for at
   // once. Otherwise spin for milliseconds: yielding early costs a whole time slice whenever
   // anything else is runnable on the machine.
-  ctx_.spins_before_yield = spins >= 0 ? uint32_t(spins) : oversubscribed ? 16u : 200000u;
+  // Under GSHMEM_PROXY_GPUVIEW the waiters stand in for kernels, which take no core from the
+  // proxy thread that does their work: they give theirs away at once too.
+  bool gpuview = network_ && !queue_ && env.flag("GSHMEM_PROXY_GPUVIEW");
+  ctx_.spins_before_yield = spins >= 0                  ? uint32_t(spins)
+                            : oversubscribed || gpuview ? 16u
+                                                        : 200000u;
   build_device_context();
 }
 

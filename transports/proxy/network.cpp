@@ -88,9 +88,14 @@ Network::Network(Bootstrap& boot, const NodeMesh& mesh, const std::vector<Fabric
     memory = host_memory();
   }
   po.gpu_producers = gpu_producers || gpuview;
-  // A polling proxy thread is one more busy thread per PE.
+  // A polling proxy thread is one more busy thread per PE, and virtual nodes on one host share
+  // its cores: count every PE of this host.
   if (po.gpu_producers) {
-    po.oversubscribed = 2 * int(mesh.local_pes().size()) > cpus_available();
+    int host_pes = 0;
+    for (int pe = 0; pe < boot.size(); ++pe) {
+      host_pes += mesh.hostname_of(pe) == mesh.hostname_of(boot.rank());
+    }
+    po.oversubscribed = 2 * host_pes > cpus_available();
   }
   po.flush_before_signal = gpu_producers || gpuview;
   proxy_ = std::make_unique<Proxy>(channel_, seen, std::move(memory), boot.rank(), boot.size(), po,
