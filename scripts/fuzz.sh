@@ -18,11 +18,20 @@ if [ -z "$cxx" ] || [ ! -f "$("$cxx" -print-file-name=libclang_rt.fuzzer-x86_64.
 fi
 gen=()
 command -v ninja >/dev/null && gen=(-G Ninja)
-if [ ! -f "$build/CMakeCache.txt" ]; then
-  cmake -S "$root/fuzz" -B "$build" "${gen[@]}" -DCMAKE_CXX_COMPILER="$cxx" >/dev/null
+# One configure and build at a time when ctest runs harnesses in parallel: the others wait on the
+# lock, then find the build done. A build directory without a build file (a configure that was
+# cut short) is configured again.
+mkdir -p "$build"
+exec 9>"$build/.lock"
+flock 9
+if [ ! -f "$build/build.ninja" ] && [ ! -f "$build/Makefile" ]; then
+  rm -f "$build/CMakeCache.txt"
+  cmake -S "$root/fuzz" -B "$build" "${gen[@]}" -DCMAKE_CXX_COMPILER="$cxx" >"$build/configure.log" 2>&1 ||
+    { cat "$build/configure.log"; exit 1; }
 fi
-# One build at a time when ctest runs harnesses in parallel.
-flock "$build/.lock" cmake --build "$build" -j "${GSHMEM_FUZZ_JOBS:-2}" >/dev/null
+cmake --build "$build" -j "${GSHMEM_FUZZ_JOBS:-2}" >"$build/build.log" 2>&1 ||
+  { tail -30 "$build/build.log"; exit 1; }
+flock -u 9
 for h in "${harnesses[@]}"; do
   out="$build/corpus-out/$h"
   mkdir -p "$out"
