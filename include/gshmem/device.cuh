@@ -4,7 +4,8 @@
 // Group calls (the Warp and Block forms, the C API's _warp and _block names) are made by every
 // thread of the group with the same arguments. A _warp call needs whole warps: in a block whose
 // size is not a multiple of 32 the last warp's missing lanes would leave their share of the work
-// undone; with GSHMEM_DEVICE_CHECKS=1 such a call traps, naming itself (gshmem/device/group_check.cuh).
+// undone; with GSHMEM_DEVICE_CHECKS=1 such a call traps, naming itself
+// (gshmem/device/group_check.cuh).
 #pragma once
 
 #include "gshmem/device/amo_op.cuh"

@@ -22,7 +22,6 @@ constexpr size_t kSlots = 64;
 constexpr size_t kMessages = 1024;
 constexpr size_t kRecvs = 256;
 
-
 bool fetches(AmoOp op) {
   return op == AmoOp::Fetch || op == AmoOp::Swap || op == AmoOp::CompareSwap ||
          op == AmoOp::FetchAdd || op == AmoOp::FetchInc || op == AmoOp::FetchAnd ||

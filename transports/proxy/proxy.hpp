@@ -42,7 +42,7 @@ struct ProxyOptions {
   bool gpu_producers = false;
   // The symmetric segments are GPU memory: flush the NIC's writes before a put_signal's signal.
   bool flush_before_signal = false;
-  uint64_t job_key = 0;         // carried by every message; one without it is dropped
+  uint64_t job_key = 0;  // carried by every message; one without it is dropped
 };
 
 class Proxy {
