@@ -17,6 +17,8 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include "gshmem/gshmem.hpp"
+
 namespace gshmem::sock {
 
 Fd& Fd::operator=(Fd&& o) noexcept {
@@ -322,17 +324,23 @@ bool recv_fds(int sock, std::vector<int>* fds, size_t count, uint64_t* tag) {
   return fds->size() == count;
 }
 
-std::string random_hex(size_t n) {
-  std::vector<unsigned char> bytes(n);
+void random_bytes(void* out, size_t n) {
+  auto* p = static_cast<unsigned char*>(out);
   size_t got = 0;
   while (got < n) {
-    ssize_t r = ::getrandom(bytes.data() + got, n - got, 0);
+    ssize_t r = ::getrandom(p + got, n - got, 0);
     if (r < 0) {
       if (errno == EINTR) continue;
-      break;
+      throw Error(GSHMEM_ERROR_INTERNAL, "gshmem_init", "",
+                  std::string("getrandom: ") + std::strerror(errno));
     }
     got += size_t(r);
   }
+}
+
+std::string random_hex(size_t n) {
+  std::vector<unsigned char> bytes(n);
+  random_bytes(bytes.data(), n);
   static const char* hex = "0123456789abcdef";
   std::string s;
   for (unsigned char b : bytes) {

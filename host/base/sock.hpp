@@ -77,7 +77,10 @@ void set_io_timeout(int fd, double seconds);
 bool send_fds(int sock, const std::vector<int>& fds, uint64_t tag);
 bool recv_fds(int sock, std::vector<int>* fds, size_t count, uint64_t* tag);
 
-// 2*n lowercase hex characters of getrandom() output.
+// n bytes of getrandom() output; throws Error when the kernel cannot give them (a secret must
+// never be weaker than asked for).
+void random_bytes(void* out, size_t n);
+// 2*n lowercase hex characters of random_bytes() output.
 std::string random_hex(size_t n);
 
 }  // namespace gshmem::sock

@@ -1,10 +1,9 @@
 #include "transports/proxy/network.hpp"
 
-#include <sys/random.h>
-
 #include "host/base/env.hpp"
 #include "gshmem/gshmem.hpp"
 #include "host/base/log.hpp"
+#include "host/base/sock.hpp"
 #include "host/base/system.hpp"
 #include "host/topology/topology.hpp"
 
@@ -70,10 +69,7 @@ Network::Network(Bootstrap& boot, const NodeMesh& mesh, const std::vector<Fabric
   po.oversubscribed = int(mesh.local_pes().size()) > cpus_available();
   // Messages between proxies carry this key: anything that reaches the endpoint can send to it,
   // only the job's PEs know the key.
-  if (boot.rank() == 0) {
-    while (::getrandom(&po.job_key, sizeof po.job_key, 0) != ssize_t(sizeof po.job_key)) {
-    }
-  }
+  if (boot.rank() == 0) sock::random_bytes(&po.job_key, sizeof po.job_key);
   boot.broadcast(&po.job_key, sizeof po.job_key, 0, "gshmem_init (network key)");
   // The proxy's view of local memory: how a GPU heap must be reached, or the test mode that makes
   // a host heap look like one.
