@@ -171,17 +171,60 @@ __device__ uint64_t claim_seq(const Workspace& ws) {
   return seq;
 }
 
-__global__ void __launch_bounds__(kThreads)
+// One kernel per algorithm (run_channel's kAlgo; two for Hier, by its cross-node algorithm).
+// Compiled as one kernel with a switch over every algorithm, ptxas gave it 64 registers at 512
+// threads (its default aims at two blocks per SM) and about 11 KB of spill stores and 31 KB of
+// spill loads; minBlocks 1 lets it use 128, and each algorithm alone needs fewer of them.
+template <Algo A, Algo Sub = Algo::Auto>
+__global__ void __launch_bounds__(kThreads, 1)
     coll_kernel(Workspace ws, Coll coll, KernelReducer r, CallArgs a) {
   ws.call = call_name(coll);
   ws.seq = claim_seq(ws);
-  run_channel<Block>(ws, coll, r, a, int(blockIdx.x));
+  run_channel<Block, KernelReducer, A, Sub>(ws, coll, r, a, int(blockIdx.x));
   if (a.src_pub || a.dst_pub) release_user_buffers<Block>(ws);
 }
 
-[[maybe_unused]] const bool coll_kernel_registered =
-    (gpu::register_kernel(reinterpret_cast<const void*>(&coll_kernel), "the collective kernel"),
-     true);
+using Kernel = void (*)(Workspace, Coll, KernelReducer, CallArgs);
+
+constexpr Kernel kKernels[] = {
+    coll_kernel<Algo::Direct>,
+    coll_kernel<Algo::Direct2>,
+    coll_kernel<Algo::Ring>,
+    coll_kernel<Algo::Tree>,
+    coll_kernel<Algo::RecDbl>,
+    coll_kernel<Algo::Hier, Algo::Ring>,
+    coll_kernel<Algo::Hier, Algo::RecDbl>,
+    coll_kernel<Algo::Pairwise>,
+};
+
+// The kernel of a plan; nullptr for a plan without an algorithm.
+Kernel kernel_for(const Workspace& ws) {
+  switch (ws.algo) {
+    case Algo::Direct:
+      return kKernels[0];
+    case Algo::Direct2:
+      return kKernels[1];
+    case Algo::Ring:
+      return kKernels[2];
+    case Algo::Tree:
+      return kKernels[3];
+    case Algo::RecDbl:
+      return kKernels[4];
+    case Algo::Hier:
+      return ws.sub == Algo::RecDbl ? kKernels[6] : kKernels[5];
+    case Algo::Pairwise:
+      return kKernels[7];
+    default:
+      return nullptr;
+  }
+}
+
+[[maybe_unused]] const bool coll_kernels_registered = [] {
+  for (Kernel k : kKernels) {
+    gpu::register_kernel(reinterpret_cast<const void*>(k), "the collective kernels");
+  }
+  return true;
+}();
 
 // What one device can hold of the kernel, asked once per device.
 struct DeviceLimits {
@@ -194,12 +237,15 @@ const DeviceLimits& limits(int device, const char* call) {
   static thread_local DeviceLimits cache[64];
   DeviceLimits& l = cache[device & 63];
   if (!l.known) {
-    int sms = 0, per_sm = 0, pageable = 0;
+    int sms = 0, per_sm = 1 << 30, pageable = 0;
     gpu::cuda_check(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device), call,
                     "cudaDeviceGetAttribute(MultiProcessorCount)");
-    gpu::cuda_check(
-        cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, coll_kernel, kThreads, 0), call,
-        "cudaOccupancyMaxActiveBlocksPerMultiprocessor (collective kernel)");
+    for (Kernel k : kKernels) {  // the least any of them allows
+      int n = 0;
+      gpu::cuda_check(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&n, k, kThreads, 0), call,
+                      "cudaOccupancyMaxActiveBlocksPerMultiprocessor (collective kernel)");
+      per_sm = n < per_sm ? n : per_sm;
+    }
     if (cudaDeviceGetAttribute(&pageable, cudaDevAttrPageableMemoryAccess, device) != cudaSuccess) {
       (void)cudaGetLastError();
       pageable = 0;
@@ -256,7 +302,12 @@ void launch_call(gpu::Queue& q, const char* call, const GpuCall& c) {
                     "cudaMemcpyAsync (staging src)");
     a.src = staged;
   }
-  coll_kernel<<<c.ws.nch, kThreads, 0, s>>>(c.ws, c.coll, KernelReducer{c.dtype, c.op, c.es}, a);
+  const Kernel kernel = kernel_for(c.ws);
+  if (!kernel) {
+    throw Error(GSHMEM_ERROR_INTERNAL, call, "",
+                "the plan names no algorithm (" + std::to_string(int(c.ws.algo)) + ")");
+  }
+  kernel<<<c.ws.nch, kThreads, 0, s>>>(c.ws, c.coll, KernelReducer{c.dtype, c.op, c.es}, a);
   cudaError_t rc = cudaGetLastError();
   if (staged) {
     cudaError_t frc = cudaFreeAsync(staged, s);

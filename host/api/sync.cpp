@@ -1,6 +1,7 @@
 // C API: signals, point-to-point waits, ordering and synchronisation.
 #include "host/api/capi.hpp"
 #include "host/base/log.hpp"
+#include "host/runtime/runtime.hpp"
 
 using gshmem::capi::ctx;
 namespace hostops = gshmem::hostops;
@@ -106,6 +107,15 @@ void gshmem_barrier_all(void) {
 }
 void gshmem_sync_all(void) {
   hostops::sync_all(ctx(), {"gshmem_sync_all"});
+}
+
+void gshmemx_host_barrier_all(void) {
+  const char* call = "gshmemx_host_barrier_all";
+  gshmem::Runtime* rt = gshmem::detail::default_runtime();
+  if (!rt) {
+    gshmem::detail::host_bad_input(ctx(), {call}, gshmem::BadInput::NotInitialized, nullptr, 0, -1);
+  }
+  rt->bootstrap().barrier(call);
 }
 
 int gshmem_barrier(gshmem_team_t team) {

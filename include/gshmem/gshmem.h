@@ -191,6 +191,12 @@ void gshmem_sync_all(void);
 /* Collective over the team. Returns 0, or non-zero for a bad team. */
 int gshmem_barrier(gshmem_team_t team);
 int gshmem_team_sync(gshmem_team_t team);
+/* Collective. Returns once every PE has called it, waiting asleep in the bootstrap (its sockets
+ * or PMIx): it touches neither the heap nor the GPU, and orders no memory operation (it is not a
+ * quiet; follow it with gshmem_barrier_all when data must be visible). For PEs that wait idle
+ * while a peer has the GPU they share, such as a benchmark's idle PEs: a host barrier on a GPU
+ * heap runs a kernel, which would take the peer's GPU time. Bounded by the bootstrap's timeout. */
+void gshmemx_host_barrier_all(void);
 
 /* ---- GPU ------------------------------------------------------------------------------------- */
 

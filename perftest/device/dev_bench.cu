@@ -1,7 +1,6 @@
 #include "perftest/device/dev_bench.hpp"
 
 #include <cuda_runtime.h>
-#include <unistd.h>
 
 #include <cstdio>
 #include <cstdlib>
@@ -250,15 +249,12 @@ void kernel_done(const char* what) {
   }
 }
 
-// The end of a step that PE 0 measures alone: the others wait on the host, polling a flag that
-// PE 0 sets, instead of in gshmem_barrier_all, which on a GPU heap is a kernel spinning on the
-// same GPU (PE processes time-slice it without MPS, so it would steal PE 0's time).
-void idle_until_measured(const Bench& b, uint64_t* done, uint64_t step) {
-  if (b.me == 0) {
-    for (int pe = 1; pe < b.npes; ++pe) gshmem_uint64_p(done, step, pe);
-  } else {
-    while (!gshmem_uint64_test(done, GSHMEM_CMP_GE, step)) usleep(200);
-  }
+// The end of a step that PE 0 measures alone (PEs 0 and 1 in the ping-pong). The others wait asleep
+// in the bootstrap's barrier (gshmemx_host_barrier_all), not in gshmem_barrier_all or a polling
+// test: on a GPU heap those run kernels on the GPU the PEs share (PE processes time-slice it
+// without MPS), which would take PE 0's time while it measures.
+void idle_until_measured() {
+  gshmemx_host_barrier_all();
   gshmem_barrier_all();
 }
 
@@ -266,9 +262,6 @@ void bandwidth(const Bench& b, const DevOptions& d, bool put) {
   const Options& o = b.opts;
   const char* call = put ? "gshmem_putmem_nbi" : "gshmem_getmem_nbi";
   auto* remote = static_cast<char*>(symmetric_alloc(o.max_size));
-  auto* done = static_cast<uint64_t*>(symmetric_alloc(sizeof(uint64_t)));
-  DEV_CHECK(cudaMemset(done, 0, sizeof(uint64_t)));
-  uint64_t step = 0;
   char *local = nullptr, *copy_src = nullptr, *copy_dst = nullptr;
   DEV_CHECK(cudaMalloc(&local, o.max_size));
   DEV_CHECK(cudaMalloc(&copy_src, o.max_size));
@@ -326,7 +319,7 @@ void bandwidth(const Bench& b, const DevOptions& d, bool put) {
       ratio_max = rma_bw / copy_bw;
       last = size;
     }
-    idle_until_measured(b, done, ++step);
+    idle_until_measured();
   }
   char line[160];
   if (ratio_1m >= 0) {
@@ -343,16 +336,12 @@ void bandwidth(const Bench& b, const DevOptions& d, bool put) {
   DEV_CHECK(cudaFree(copy_dst));
   DEV_CHECK(cudaFree(copy_src));
   DEV_CHECK(cudaFree(local));
-  gshmem_free(done);
   gshmem_free(remote);
 }
 
 void p_latency(const Bench& b) {
   const Options& o = b.opts;
   auto* remote = static_cast<uint64_t*>(symmetric_alloc(sizeof(uint64_t)));
-  auto* done = static_cast<uint64_t*>(symmetric_alloc(sizeof(uint64_t)));
-  DEV_CHECK(cudaMemset(done, 0, sizeof(uint64_t)));
-  uint64_t step = 0;
   unsigned long long* ns = nullptr;
   DEV_CHECK(cudaMalloc(&ns, sizeof *ns));
   Table table = b.table("dev_p_latency",
@@ -371,10 +360,9 @@ void p_latency(const Bench& b) {
       kernel_done("p_kernel");
       table.row(size, double(read_ns(ns)) / 1e3 / o.iters);
     }
-    idle_until_measured(b, done, ++step);
+    idle_until_measured();
   }
   DEV_CHECK(cudaFree(ns));
-  gshmem_free(done);
   gshmem_free(remote);
 }
 
@@ -405,7 +393,7 @@ void ping_pong(const Bench& b, const DevOptions& d) {
       kernel_done("pingpong_kernel");
       if (b.me == 0) table.row(size, {scope_name(d.scope)}, double(read_ns(ns)) / 2e3 / o.iters);
     }
-    gshmem_barrier_all();
+    idle_until_measured();
   }
   DEV_CHECK(cudaFree(ns));
   DEV_CHECK(cudaFree(src));

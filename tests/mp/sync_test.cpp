@@ -1,8 +1,13 @@
 // Ordering and synchronisation: fence orders puts to one PE, quiet completes non-blocking puts,
 // and barrier_all, sync_all, gshmem_barrier(team) and gshmem_team_sync(team) hold up in loops,
-// on the world and on split teams.
+// on the world and on split teams; gshmemx_host_barrier_all holds every PE until the last arrives.
 #include <gtest/gtest.h>
 
+#include <time.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -171,4 +176,40 @@ TEST(Sync, TeamBarrierLoopsOnSplitTeams) {
   gshmem_team_destroy(even);
   gshmem_team_destroy(odd);
   gshmem_barrier_all();
+}
+
+// gshmemx_host_barrier_all: no PE leaves before the last one arrives. Each PE arrives at a time
+// of its own (the last one late), reads CLOCK_MONOTONIC (one clock for every process of the
+// machine) before and after, and the times are gathered: the earliest departure must come after
+// the latest arrival. It orders no memory operation, so the times travel by put + barrier_all.
+TEST(Sync, HostBarrierHoldsUntilAllArrive) {
+  SCOPED_TRACE(seed_note());
+  int me = gshmem_my_pe(), n = gshmem_n_pes();
+  auto* times = static_cast<int64_t*>(gshmem_calloc(size_t(2 * n), sizeof(int64_t)));
+  ASSERT_TRUE(times);
+  auto now_ns = [] {
+    timespec ts{};
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return int64_t(ts.tv_sec) * 1000000000 + ts.tv_nsec;
+  };
+  gshmem_barrier_all();
+  for (int round = 0; round < 3; ++round) {
+    const int late = round % n;
+    if (me == late) usleep(100 * 1000);
+    int64_t mine[2];
+    mine[0] = now_ns();
+    gshmemx_host_barrier_all();
+    mine[1] = now_ns();
+    for (int pe = 0; pe < n; ++pe) gshmem_int64_put(times + 2 * me, mine, 2, pe);
+    gshmem_barrier_all();
+    int64_t last_in = 0, first_out = INT64_MAX;
+    for (int pe = 0; pe < n; ++pe) {
+      last_in = std::max(last_in, times[2 * pe]);
+      first_out = std::min(first_out, times[2 * pe + 1]);
+    }
+    EXPECT_LE(last_in, first_out) << "round " << round << ": a PE left before PE " << late
+                                  << " arrived";
+    gshmem_barrier_all();
+  }
+  gshmem_free(times);
 }

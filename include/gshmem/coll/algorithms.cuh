@@ -35,15 +35,20 @@ GSHMEM_HD constexpr bool implements(Algo algo, Coll coll) {
 }
 
 // Runs channel ch of a call on this PE. `a.root` is a team index. Reductions end with R::finish
-// (AVG's division) on the part of dst this channel wrote.
-template <class G, class R>
+// (AVG's division) on the part of dst this channel wrote. kAlgo, when not Auto, is the plan's
+// algorithm (ws.algo) fixed at compile time, and kSub likewise Hier's cross-node one (ws.sub): the
+// collective kernel is compiled once per algorithm, so that each kernel holds only its own
+// algorithm's code and gets the registers for it.
+template <class G, class R, Algo kAlgo = Algo::Auto, Algo kSub = Algo::Auto>
 GSHMEM_HD void run_channel(const Workspace& ws, Coll coll, const R& r, const CallArgs& a, int ch) {
+  const Algo algo = kAlgo == Algo::Auto ? ws.algo : kAlgo;
+  const Algo sub = kSub == Algo::Auto ? ws.sub : kSub;
   const Peers P = whole_team(ws);
   const size_t es = r.esize();
   uint32_t round = 0;
   switch (coll) {
     case Coll::AllReduce:
-      switch (ws.algo) {
+      switch (algo) {
         case Algo::Direct:
           direct_allreduce<G>(ws, P, r, ch, a, false, -1, round);
           break;
@@ -57,7 +62,7 @@ GSHMEM_HD void run_channel(const Workspace& ws, Coll coll, const R& r, const Cal
           rd_allreduce<G>(ws, P, r, ch, a);
           break;
         case Algo::Hier:
-          hier_allreduce<G>(ws, ws.node_size, ws.sub == Algo::RecDbl, r, ch, a);
+          hier_allreduce<G>(ws, ws.node_size, sub == Algo::RecDbl, r, ch, a);
           break;
         default:
           ring_allreduce<G>(ws, P, r, ch, a);
@@ -65,7 +70,7 @@ GSHMEM_HD void run_channel(const Workspace& ws, Coll coll, const R& r, const Cal
       }
       break;
     case Coll::Reduce:
-      switch (ws.algo) {
+      switch (algo) {
         case Algo::Direct:
           direct_allreduce<G>(ws, P, r, ch, a, false, a.root, round);
           break;
@@ -81,25 +86,25 @@ GSHMEM_HD void run_channel(const Workspace& ws, Coll coll, const R& r, const Cal
       }
       break;
     case Coll::ReduceScatter:
-      if (ws.algo == Algo::Direct) {
+      if (algo == Algo::Direct) {
         direct_reducescatter<G>(ws, P, r, ch, a, round);
-      } else if (ws.algo == Algo::RecDbl) {
+      } else if (algo == Algo::RecDbl) {
         bruck_reducescatter<G>(ws, P, r, ch, a);
       } else {
         ring_reducescatter<G>(ws, P, r, ch, a);
       }
       break;
     case Coll::AllGather:
-      if (ws.algo == Algo::Direct) {
+      if (algo == Algo::Direct) {
         direct_gather<G>(ws, P, es, ch, a, 1, a.count, round);
-      } else if (ws.algo == Algo::RecDbl) {
+      } else if (algo == Algo::RecDbl) {
         bruck_allgather<G>(ws, P, es, ch, a);
       } else {
         ring_allgather<G>(ws, P, es, ch, a);
       }
       return;
     case Coll::Broadcast:
-      switch (ws.algo) {
+      switch (algo) {
         case Algo::Direct:
           direct_broadcast<G>(ws, P, es, ch, a, a.root, round);
           break;
@@ -112,7 +117,7 @@ GSHMEM_HD void run_channel(const Workspace& ws, Coll coll, const R& r, const Cal
       }
       return;
     case Coll::AllToAll:
-      if (ws.algo == Algo::Direct) {
+      if (algo == Algo::Direct) {
         direct_gather<G>(ws, P, es, ch, a, P.n, a.count, round);
       } else {
         pairwise_alltoall<G>(ws, P, es, ch, a);

@@ -38,8 +38,9 @@ GSHMEM_HD void hier_allreduce(const Workspace& ws, int node_size, bool rail_rd, 
   uint64_t E = (ws.chunk && ws.chunk < slot ? ws.chunk : slot) / es;
   if (E == 0) E = 1;
 
-  RingLinks ring = ring_links(rail);
-  RdLinks rdl = rd_links(rail, shape);
+  // Only the cross-node algorithm's links (a kernel compiled for one keeps no room for the other).
+  RingLinks ring = rail_rd ? RingLinks{} : ring_links(rail);
+  RdLinks rdl = rail_rd ? rd_links(rail, shape) : RdLinks{};
   uint32_t round = 0;
   for (uint64_t base = cr.lo; base < cr.hi; base += piece) {
     const uint64_t m = cr.hi - base < piece ? cr.hi - base : piece;
