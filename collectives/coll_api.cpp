@@ -13,6 +13,7 @@
 #include <tuple>
 #include <vector>
 
+#include "collectives/call_check.hpp"
 #include "collectives/coll_host.hpp"
 #include "collectives/coll_launch.hpp"
 #include "collectives/host_reducer.hpp"
@@ -317,40 +318,84 @@ int run_gpu(const Request& q, Runtime& rt, const Workspace& host_ws, const CallA
   return GSHMEM_SUCCESS;
 }
 
-int run(const Request& q) {
-  Runtime* rt = gshmem::detail::default_runtime();
-  const TeamInfo* t = nullptr;
-  HostReducer r;
-  if (int rc = check(q, rt, &t, &r); rc != GSHMEM_SUCCESS) return rc;
-  if (q.count == 0) return GSHMEM_SUCCESS;
-  const int n = t->size, me = t->my_index;
-  const bool on_gpu = rt->gpu() != nullptr;
-
-  // The buffers this PE uses, and their sizes.
-  const uint64_t block = q.count * r.es;
-  uint64_t src_bytes = block, dst_bytes = block;
+// The buffers a call uses on this PE and their sizes.
+struct Sizes {
+  uint64_t block = 0, src_bytes = 0, dst_bytes = 0;
   unsigned uses = kSrc | kDst;
+};
+
+Sizes sizes_of(const Request& q, const TeamInfo& t, const HostReducer& r) {
+  Sizes b;
+  const int n = t.size, me = t.my_index;
+  b.block = q.count * r.es;
+  b.src_bytes = b.dst_bytes = b.block;
   switch (q.coll) {
     case Coll::AllGather:
-      dst_bytes = block * n;
+      b.dst_bytes = b.block * n;
       break;
     case Coll::ReduceScatter:
-      src_bytes = block * n;
+      b.src_bytes = b.block * n;
       break;
     case Coll::AllToAll:
-      src_bytes = dst_bytes = block * n;
+      b.src_bytes = b.dst_bytes = b.block * n;
       break;
     case Coll::Reduce:
-      if (me != q.root) uses = kSrc;
+      if (me != q.root) b.uses = kSrc;
       break;
     case Coll::Broadcast:
-      if (me != q.root) uses = kDst;
+      if (me != q.root) b.uses = kDst;
       break;
     default:
       break;
   }
-  if ((uses & kSrc) && !q.src) return fail(q.call, GSHMEM_ERROR_INVALID_ARGUMENT, "src is NULL");
-  if ((uses & kDst) && !q.dst) return fail(q.call, GSHMEM_ERROR_INVALID_ARGUMENT, "dst is NULL");
+  return b;
+}
+
+// GSHMEM_CHECK_CALLS: the members compare the call (collectives/call_check.hpp) after each
+// checked its own arguments (`rc`), so a PE whose arguments failed stops the others too.
+// Returns rc, or the status of a mismatch (after printing it).
+int agree(const Request& q, Runtime& rt, int rc) {
+  CallDesc d;
+  d.kind = uint32_t(q.coll);
+  d.valid = rc == GSHMEM_SUCCESS;
+  d.count = q.count;
+  d.dtype = q.dtype_value;
+  d.op = q.reduces ? q.op_value : -1;
+  d.root = q.root;
+  try {
+    check_call(rt, q.team, d, q.call);
+  } catch (const Error& e) {
+    log::error("%s", e.what());
+    return e.status();
+  }
+  return rc;
+}
+
+int run(const Request& q) {
+  Runtime* rt = gshmem::detail::default_runtime();
+  const TeamInfo* t = nullptr;
+  HostReducer r;
+  int rc = check(q, rt, &t, &r);
+  Sizes b;
+  if (rc == GSHMEM_SUCCESS) {
+    b = sizes_of(q, *t, r);
+    if (q.count && (b.uses & kSrc) && !q.src) {
+      rc = fail(q.call, GSHMEM_ERROR_INVALID_ARGUMENT, "src is NULL");
+    } else if (q.count && (b.uses & kDst) && !q.dst) {
+      rc = fail(q.call, GSHMEM_ERROR_INVALID_ARGUMENT, "dst is NULL");
+    }
+  }
+  // Checked on CPU PEs of the team only: a PE outside it (or outside gshmem) has nothing to
+  // exchange on, and with a GPU heap the host does not touch the heap (see call_check.hpp).
+  if (call_checks_enabled() && rt && !rt->gpu() && rt->teams().find(q.team)) {
+    rc = agree(q, *rt, rc);
+  }
+  if (rc != GSHMEM_SUCCESS) return rc;
+  if (q.count == 0) return GSHMEM_SUCCESS;
+  const int me = t->my_index;
+  const bool on_gpu = rt->gpu() != nullptr;
+  const uint64_t block = b.block, src_bytes = b.src_bytes, dst_bytes = b.dst_bytes;
+  const unsigned uses = b.uses;
   const Plan plan = plan_call(q, *rt, *t, std::max(src_bytes, dst_bytes));
 
   // In place is dst == src (AllGather: src at block `me` of dst; ReduceScatter: dst at block `me`

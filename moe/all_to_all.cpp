@@ -21,6 +21,7 @@
 #include <cstring>
 #include <vector>
 
+#include "collectives/call_check.hpp"
 #include "collectives/wait_policy.hpp"
 #include "gshmem/device.cuh"
 #include "gshmem/moe.hpp"
@@ -133,6 +134,45 @@ struct Carver {
   }
 };
 
+// FNV-1a over every field of the config: members compare it (GSHMEM_CHECK_CALLS) besides the
+// fields they name.
+uint64_t config_hash(const Config& c) {
+  uint64_t h = 1469598103934665603ull;
+  auto mix = [&](const void* p, size_t n) {
+    for (size_t i = 0; i < n; ++i)
+      h = (h ^ static_cast<const unsigned char*>(p)[i]) * 1099511628211ull;
+  };
+  const int32_t ints[] = {c.max_tokens,
+                          c.num_experts,
+                          c.experts_per_token,
+                          c.hidden,
+                          int32_t(c.dispatch_type),
+                          int32_t(c.combine_type),
+                          c.scale_block,
+                          int32_t(c.team),
+                          c.dp_size};
+  mix(ints, sizeof ints);
+  mix(&c.capacity_factor, sizeof c.capacity_factor);
+  return h;
+}
+
+coll::CallDesc describe(const Config& c, coll::CallKind kind, uint64_t handle) {
+  coll::CallDesc d;
+  d.kind = uint32_t(kind);
+  d.hidden = c.hidden;
+  d.topk = c.experts_per_token;
+  d.experts = c.num_experts;
+  d.max_tokens = c.max_tokens;
+  d.dispatch_type = int32_t(c.dispatch_type);
+  d.combine_type = int32_t(c.combine_type);
+  d.scale_block = c.scale_block;
+  d.dp_size = c.dp_size;
+  d.capacity_factor = c.capacity_factor;
+  d.handle = handle;
+  d.config_hash = config_hash(c);
+  return d;
+}
+
 // set_host_groups: the grid shape handles made from now on run their steps with (threads == 0:
 // one thread, G = Thread).
 simt::Grid g_host_groups{1, 0, 1};
@@ -165,6 +205,9 @@ class AllToAll::Impl {
   void allocate_symmetric(bool spans_nodes);
   void allocate_tables(const std::vector<int32_t>& nodes);
   void expect(Stage want, const char* call, void* stream) const;
+  // expect(), then, with GSHMEM_CHECK_CALLS, the members compare the call (kind, handle,
+  // config): a member out of order stops the others too.
+  void begin(Stage want, coll::CallKind kind, const char* call, void* stream);
   // Ends a dispatch that will not deliver: nothing of this call may still be in flight or unread
   // when any member starts the next one.
   void abandon();
@@ -190,6 +233,7 @@ class AllToAll::Impl {
   std::vector<float> acc_;  // one token's sums in combine
   bool worst_case_;
   uint64_t epoch_ = 0;
+  uint64_t handle_id_ = 0;  // GSHMEM_CHECK_CALLS: the checked call on the team that created it
   int32_t tokens_ = 0;
   Stage stage_ = Stage::Idle;
   simt::Grid groups_ = g_host_groups;  // threads == 0: G = Thread
@@ -208,6 +252,19 @@ AllToAll::Impl::Impl(const Config& config) : cfg(config), team_(config.team) {
                 "so far (their kernels are not written yet): use GSHMEM_HEAP=host");
   }
   const TeamInfo* team = rt->teams().find(cfg.team);
+  if (team && coll::call_checks_enabled()) {
+    // Every member compares the config before any checks it alone makes can throw, so a member
+    // whose config is bad or different stops the others.
+    coll::CallDesc d = describe(cfg, coll::CallKind::MoeCreate, 0);
+    try {
+      check_config(cfg, team);
+    } catch (const Error&) {
+      d.valid = 0;
+      coll::check_call(*rt, cfg.team, d, "gshmem_moe_create");
+      throw;
+    }
+    handle_id_ = coll::check_call(*rt, cfg.team, d, "gshmem_moe_create");
+  }
   check_config(cfg, team);
   ctx_ = rt->context();
   ctx_.spins_before_yield = coll::coll_spins_before_yield(ctx_.spins_before_yield);
@@ -379,6 +436,20 @@ void AllToAll::Impl::expect(Stage want, const char* call, void* stream) const {
       format("called out of order: the next call on this handle must be %s", next[int(stage_)]));
 }
 
+void AllToAll::Impl::begin(Stage want, coll::CallKind kind, const char* call, void* stream) {
+  if (!coll::call_checks_enabled()) return expect(want, call, stream);
+  Runtime* rt = gshmem::detail::default_runtime();
+  coll::CallDesc d = describe(cfg, kind, handle_id_);
+  try {
+    expect(want, call, stream);
+  } catch (const Error&) {
+    d.valid = 0;
+    if (rt) coll::check_call(*rt, team_, d, call);
+    throw;
+  }
+  if (rt) coll::check_call(*rt, team_, d, call);
+}
+
 // Network peers first, then mapped ones, each starting after this member so that members do not
 // all hit the same peer at once.
 template <class F>
@@ -420,7 +491,7 @@ void AllToAll::Impl::abandon() {
 void AllToAll::Impl::dispatch_send(const void* x, const float* scales, const int32_t* indices,
                                    const int32_t* num_tokens, void* stream) {
   const char* call = "gshmem_moe_dispatch_send";
-  expect(Stage::Idle, call, stream);
+  begin(Stage::Idle, coll::CallKind::MoeDispatch, call, stream);
   Plan& p = p_;
 
   // Bad input is not thrown yet: the other members would wait for this one's counts. It travels
@@ -583,7 +654,7 @@ void AllToAll::Impl::sum_outputs(void* out, const float* weights, const void* ow
 
 void AllToAll::Impl::combine_send(const void* y, void* stream) {
   const char* call = "gshmem_moe_combine_send";
-  expect(Stage::Received, call, stream);
+  begin(Stage::Received, coll::CallKind::MoeCombine, call, stream);
   if (!y) bad_argument(call, "expert_y", "expert_y is NULL");
   send_outputs(static_cast<const char*>(y), false, call);
   stage_ = Stage::Combining;
@@ -607,7 +678,7 @@ void AllToAll::Impl::combine(void* out, const void* y, const float* weights, voi
     combine_recv(out, weights, stream);
     return;
   }
-  expect(Stage::Received, "gshmem_moe_combine_send", stream);
+  begin(Stage::Received, coll::CallKind::MoeCombine, "gshmem_moe_combine_send", stream);
   send_outputs(static_cast<const char*>(y), true, "gshmem_moe_combine_send");
   stage_ = Stage::Combining;
   sum_outputs(out, weights, y, "gshmem_moe_combine_recv");

@@ -147,6 +147,13 @@ const std::vector<EnvSpec> kRegistry = {
      "Symmetric scratch per PE for collectives, shared by all teams (at least 256K). Larger "
      "means fewer, longer pipeline rounds.",
      false},
+    {"GSHMEM_CHECK_CALLS", EnvKind::Bool, "0", nullptr,
+     "Before every collective and MoE create/dispatch/combine of CPU PEs, the team's members "
+     "exchange a descriptor of the call (which call, team, count, type, operator, root, MoE "
+     "config) and fail alike, naming the argument and the PEs on each side, when they differ "
+     "(instead of hanging or computing garbage). Costs one all-to-all of 128 B per call (about "
+     "1 us at 2 PEs on one node) and 256 B per PE per team slot of heap; the tests run with it.",
+     false},
     // Diagnostics
     {"GSHMEM_DEBUG", EnvKind::Choice, "WARN", "NONE|WARN|INFO|TRACE",
      "Log level. Lines carry host, pid and PE.", false},
