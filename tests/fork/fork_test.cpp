@@ -96,8 +96,11 @@ Outcome run_job(const Case& c, const char* what) {
     EXPECT_EQ(leftovers("/dev/shm", shm_before, pids), std::vector<std::string>{});
     EXPECT_EQ(leftovers("/tmp", tmp_before, pids), std::vector<std::string>{});
   }
-  // gshmemrun has returned: no PE and no child may still run.
-  EXPECT_TRUE(pids_with(marker).empty()) << "processes of the job are still running";
+  // gshmemrun has returned: no PE and no child may still run. (Those that do are ended, so that a
+  // failure leaves nothing running either: forked children outlive the PEs' process groups.)
+  std::vector<int> running = pids_with(marker);
+  EXPECT_TRUE(running.empty()) << running.size() << " processes of the job are still running";
+  for (int pid : running) ::kill(pid, SIGKILL);
   return o;
 }
 
