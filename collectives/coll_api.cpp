@@ -22,6 +22,7 @@
 #include "gshmem/collectives.h"
 #include "host/base/env.hpp"
 #include "host/base/log.hpp"
+#include "host/runtime/process.hpp"
 #include "host/runtime/runtime.hpp"
 
 namespace gshmem::coll {
@@ -199,8 +200,7 @@ int c_value(const E& e) {
 int check(const Request& q, Runtime* rt, const TeamInfo** t, HostReducer* r) {
   const char* call = q.call;
   if (!rt) {
-    return fail(call, GSHMEM_ERROR_NOT_INITIALIZED, "called %s",
-                gshmem::detail::finalized() ? "after gshmem_finalize" : "before gshmem_init");
+    return fail(call, GSHMEM_ERROR_NOT_INITIALIZED, "%s", gshmem::detail::not_running().c_str());
   }
   if (q.stream && !rt->gpu()) {
     return fail(call, GSHMEM_ERROR_INVALID_ARGUMENT,

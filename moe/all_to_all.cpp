@@ -26,6 +26,7 @@
 #include "gshmem/device.cuh"
 #include "gshmem/moe.hpp"
 #include "host/base/log.hpp"
+#include "host/runtime/process.hpp"
 #include "host/runtime/runtime.hpp"
 #include "gshmem/simt.hpp"
 #include "moe/exchange.cuh"
@@ -242,9 +243,8 @@ class AllToAll::Impl {
 AllToAll::Impl::Impl(const Config& config) : cfg(config), team_(config.team) {
   Runtime* rt = gshmem::detail::default_runtime();
   if (!rt) {
-    throw Error(
-        GSHMEM_ERROR_NOT_INITIALIZED, "gshmem_moe_create", "",
-        gshmem::detail::finalized() ? "called after gshmem_finalize" : "called before gshmem_init");
+    throw Error(GSHMEM_ERROR_NOT_INITIALIZED, "gshmem_moe_create", "",
+                gshmem::detail::not_running());
   }
   if (rt->gpu()) {
     throw Error(GSHMEM_ERROR_INVALID_ARGUMENT, "gshmem_moe_create", "",

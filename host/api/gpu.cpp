@@ -7,6 +7,7 @@
 #include "host/base/env.hpp"
 #include "host/base/log.hpp"
 #include "host/cuda/gpu.hpp"
+#include "host/runtime/process.hpp"
 #include "host/runtime/runtime.hpp"
 
 using gshmem::capi::ctx;
@@ -18,9 +19,7 @@ namespace {
 gpu::Queue* stream_queue(const char* call) {
   gshmem::Runtime* rt = gshmem::detail::default_runtime();
   if (!rt) {
-    gshmem::log::error(
-        "%s: called %s", call,
-        gshmem::detail::finalized() ? "after gshmem_finalize" : "before gshmem_init");
+    gshmem::log::error("%s: %s", call, gshmem::detail::not_running().c_str());
     return nullptr;
   }
   if (!rt->gpu()) {

@@ -9,6 +9,7 @@
 
 #include "gshmem/gshmem.h"
 #include "host/base/error.hpp"
+#include "host/base/fork.hpp"
 #include "host/base/log.hpp"
 #include "host/bootstrap/bootstrap.hpp"
 #include "host/runtime/process.hpp"
@@ -24,21 +25,32 @@ std::once_flag g_exit_hook;
 
 // A program that returns from main without gshmem_finalize gets it implicitly when it exits with
 // status 0 (OpenSHMEM programs written for start_pes never call it). A non-zero exit is a
-// failure: no collective, gshmemrun ends the job and reports the status.
+// failure: no collective, gshmemrun ends the job and reports the status. A forked child of the
+// PE has no runtime of its own (leave_to_parent), so its exit finalizes nothing.
 void exit_hook(int status, void*) {
   if (status == 0 && g_owner) gshmem_finalize();
 }
 
+// In a child forked from the PE the runtime is the parent's: never destroyed here (its destructor
+// would stop a proxy thread the child does not have, close fabric endpoints and sockets the parent
+// still uses, tell the launcher this PE left). Leaked: the child exits or execs soon.
+void leave_to_parent() {
+  (void)g_owner.release();
+}
+
 Runtime* rt_or_report(const char* call) {
   Runtime* rt = detail::default_runtime();
-  if (!rt) {
-    gshmem::log::error("%s: called %s", call,
-                       detail::finalized() ? "after gshmem_finalize" : "before gshmem_init");
-  }
+  if (!rt) gshmem::log::error("%s: %s", call, detail::not_running().c_str());
   return rt;
 }
 
 int start(const gshmemx_init_attr_t* attr, const char* call) {
+  if (gshmem::forked::in_child()) {
+    // The launcher's environment is inherited too: a new runtime would join the job as the
+    // parent's PE.
+    gshmem::log::error("%s: %s", call, gshmem::forked::reason().c_str());
+    return GSHMEM_ERROR_NOT_INITIALIZED;
+  }
   if (g_owner) return GSHMEM_SUCCESS;
   try {
     g_owner = std::make_unique<Runtime>(attr);
@@ -46,8 +58,11 @@ int start(const gshmemx_init_attr_t* attr, const char* call) {
     gshmem::log::error("%s: %s", call, e.what());
     return e.status();
   }
+  std::call_once(g_exit_hook, [] {
+    on_exit(exit_hook, nullptr);
+    gshmem::forked::on_child(leave_to_parent);
+  });
   detail::set_default_runtime(g_owner.get());
-  std::call_once(g_exit_hook, [] { on_exit(exit_hook, nullptr); });
   return GSHMEM_SUCCESS;
 }
 
@@ -104,6 +119,10 @@ int gshmemx_init_attr(unsigned int flags, gshmemx_init_attr_t* attr) {
 }
 
 void gshmem_finalize(void) {
+  if (gshmem::forked::in_child()) {
+    gshmem::raise(gshmem::Error(GSHMEM_ERROR_NOT_INITIALIZED, "gshmem_finalize", "",
+                                gshmem::forked::reason()));
+  }
   if (!g_owner) return;
   g_owner->finalize();
   detail::set_default_runtime(nullptr);

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "gshmem/gshmem.hpp"
+#include "host/base/fork.hpp"
 #include "host/base/log.hpp"
 
 #if defined(__SANITIZE_ADDRESS__)
@@ -98,6 +99,43 @@ class ShadowKeeper {
 #endif
 };
 
+// The data segment while it is shared (set once, by share_static_data).
+Range g_shared;
+
+// In a child forked from the PE, the program's globals are the node's shared memory like a heap,
+// but fork promises the child a copy: every global it writes (an interpreter's state, the
+// destructors that run at its exit) would land in the parent. So the child gets private pages
+// again: the shared ones are copied out, replaced and copied back. Only locals are used between
+// the replacement and the copy back, in case this library's own globals are in that segment.
+void privatize_in_child() {
+  const uintptr_t begin = g_shared.begin;
+  const size_t bytes = g_shared.end - g_shared.begin;
+  const size_t page = size_t(sysconf(_SC_PAGESIZE));
+  void* copy = ::mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  bool ok = copy != MAP_FAILED;
+  if (ok) {
+    copy_pages(static_cast<char*>(copy), reinterpret_cast<const char*>(begin), bytes, page);
+    ShadowKeeper shadow(begin, bytes);
+    void* at = ::mmap(reinterpret_cast<void*>(begin), bytes, PROT_READ | PROT_WRITE,
+                      MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0);
+    ok = at != MAP_FAILED;
+    if (ok) {
+      copy_pages(reinterpret_cast<char*>(begin), static_cast<const char*>(copy), bytes, page);
+      shadow.restore();
+    }
+    ::munmap(copy, bytes);
+  }
+  if (!ok) {
+    // Sharing the parent's globals would corrupt the parent: this child cannot go on.
+    static const char msg[] =
+        "gshmem: a process forked from a PE could not take a private copy of the program's "
+        "globals (mmap failed); it ends here so that it does not write the PE's\n";
+    ssize_t rc = ::write(STDERR_FILENO, msg, sizeof msg - 1);
+    (void)rc;
+    ::_exit(127);
+  }
+}
+
 }  // namespace
 
 HostSegment share_static_data() {
@@ -115,6 +153,8 @@ HostSegment share_static_data() {
   ShadowKeeper shadow(r.begin, bytes);
   HostSegment shared = HostSegment::attach_at(fd, data, bytes);
   shadow.restore();
+  g_shared = r;
+  forked::on_child(privatize_in_child);
   GSHMEM_INFO(HEAP, "static data: %zu bytes at %p are symmetric", bytes, static_cast<void*>(data));
   return shared;
 }

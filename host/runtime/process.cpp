@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "gshmem/gshmem.hpp"
+#include "host/base/fork.hpp"
 #include "host/runtime/runtime.hpp"
 
 namespace gshmem {
@@ -21,6 +22,13 @@ bool g_finalized = false;
 bool g_prefer_host_heap = false;
 std::mutex g_hook_mutex;
 std::vector<ContextHook> g_hooks;
+
+// In a child forked from the PE: the runtime is the parent's. With no default runtime and an empty
+// context, every call through either reports the fork (not_running), and none reaches the state.
+void drop_in_child() {
+  g_runtime = nullptr;
+  g_default_ctx = DeviceContext{};
+}
 }  // namespace
 
 Runtime* default_runtime() {
@@ -33,6 +41,14 @@ void set_default_runtime(Runtime* rt) {
   g_runtime = rt;
   g_default_ctx = rt ? rt->context() : DeviceContext{};
   if (!rt) g_finalized = true;
+  if (rt) forked::on_child(drop_in_child);
+  forked::set_pe(rt ? rt->my_pe() : -1);
+}
+
+std::string not_running(const char* init, const char* finalize) {
+  if (forked::in_child()) return forked::reason();
+  return std::string("called ") + (g_finalized ? "after " : "before ") +
+         (g_finalized ? finalize : init);
 }
 
 void prefer_host_heap() {

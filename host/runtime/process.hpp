@@ -5,6 +5,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <string>
 
 #include "gshmem/device/context.cuh"
 
@@ -22,6 +23,11 @@ Runtime* default_runtime();
 void set_default_runtime(Runtime* rt);
 // Set by gshmem_finalize: lets messages tell "before init" from "after finalize".
 bool finalized();
+// Why a call finds no default runtime, for the message after the call's name: "called before
+// gshmem_init", "called after gshmem_finalize", or, in a process forked from a PE, that gshmem
+// state is not inherited across fork (host/base/fork.hpp). `init` and `finalize` name the calls
+// the program uses (shmem_init, say).
+std::string not_running(const char* init = "gshmem_init", const char* finalize = "gshmem_finalize");
 
 // OpenSHMEM programs (host/shmem) are CPU PE programs that load and store their heap: for them
 // GSHMEM_HEAP=auto, or unset, means host memory. Call before init.

@@ -40,7 +40,7 @@ void host_bad_input(const DeviceContext& c, Site site, BadInput what, const void
   int status = GSHMEM_ERROR_INVALID_ARGUMENT;
   switch (what) {
     case BadInput::NotInitialized:
-      why = finalized() ? "called after gshmem_finalize" : "called before gshmem_init";
+      why = not_running();
       status = GSHMEM_ERROR_NOT_INITIALIZED;
       break;
     case BadInput::Pe:

@@ -54,8 +54,7 @@ void* heap_call(gshmem::SymmetricHeap::Op op, uint64_t bytes, uint64_t align, vo
                 const char* call) {
   gshmem::Runtime* rt = detail::default_runtime();
   if (!rt) {
-    gshmem::log::error("%s: called %s", call,
-                       detail::finalized() ? "after shmem_finalize" : "before shmem_init");
+    gshmem::log::error("%s: %s", call, detail::not_running("shmem_init", "shmem_finalize").c_str());
     return nullptr;
   }
   gshmem::hostops::quiet(ctx());
@@ -109,10 +108,16 @@ void shmem_finalize(void) {
 }
 
 int shmem_my_pe(void) {
-  return ctx().n_pes ? ctx().my_pe : gshmem_my_pe();
+  if (ctx().n_pes) return ctx().my_pe;
+  gshmem::log::error("shmem_my_pe: %s",
+                     detail::not_running("shmem_init", "shmem_finalize").c_str());
+  return -1;
 }
 int shmem_n_pes(void) {
-  return ctx().n_pes ? ctx().n_pes : gshmem_n_pes();
+  if (ctx().n_pes) return ctx().n_pes;
+  gshmem::log::error("shmem_n_pes: %s",
+                     detail::not_running("shmem_init", "shmem_finalize").c_str());
+  return -1;
 }
 
 void shmem_global_exit(int status) {

@@ -79,6 +79,11 @@ Proxy::Proxy(ChannelHost& channel, std::vector<FabricRegion> segments,
   void* p =
       ::mmap(nullptr, arena_bytes_, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
   if (p == MAP_FAILED) throw Error(GSHMEM_ERROR_OUT_OF_MEMORY, "gshmem_init", "", "proxy arena");
+  // Private memory the NIC reads and writes: after a fork, the first write here would give this
+  // process new pages (copy-on-write) behind the registration's back, on providers that pin pages
+  // without the kernel's copy-on-fork. Not inherited, it stays this process's own; a forked
+  // child never uses it (host/base/fork.hpp).
+  ::madvise(p, arena_bytes_, MADV_DONTFORK);
   arena_ = static_cast<char*>(p);
   auto* requests = reinterpret_cast<Request*>(arena_);
   for (size_t i = 0; i < kRequests; ++i) {
