@@ -259,7 +259,7 @@ void team_collectives(gshmem_team_t team, size_t count, uint64_t seed, const cha
 
 }  // namespace
 
-Mix::Mix() : me_(gshmem_my_pe()), n_(gshmem_n_pes()) {
+Mix::Mix(unsigned parts) : parts_(parts), me_(gshmem_my_pe()), n_(gshmem_n_pes()) {
   slots_ = static_cast<unsigned char*>(gshmem_malloc(kSlots * kSlot));
   source_ = static_cast<unsigned char*>(gshmem_malloc(kSlot));
   signals_ = static_cast<uint64_t*>(gshmem_calloc(2, sizeof(uint64_t)));
@@ -285,33 +285,47 @@ const char* const kPartNames[] = {"heap",        "rma",   "atomics", "signals",
 
 void Mix::iteration(long it, uint64_t seed, bool largest, Checker& c) {
   auto t = std::chrono::steady_clock::now();
-  auto lap = [&](int part) {
+  auto run = [&](int part, auto&& fn) {
+    if (!(parts_ & (1u << part))) return;
+    fn(key(seed, kPartNames[part]));
     auto now = std::chrono::steady_clock::now();
     seconds_[part] += std::chrono::duration<double>(now - t).count();
     t = now;
   };
-  heap(key(seed, "heap"), largest, c);
-  lap(0);
-  rma(key(seed, "rma"), largest, c);
-  lap(1);
-  atomics(it, key(seed, "amo"), c);
-  lap(2);
-  signals(it, key(seed, "signal"), largest, c);
-  lap(3);
-  collectives(key(seed, "coll"), largest, c);
-  lap(4);
-  teams(key(seed, "teams"), c);
-  lap(5);
-  moe(it, key(seed, "moe"), c);
+  run(0, [&](uint64_t s) { heap(s, largest, c); });
+  run(1, [&](uint64_t s) { rma(s, largest, c); });
+  run(2, [&](uint64_t s) { atomics(it, s, c); });
+  run(3, [&](uint64_t s) { signals(it, s, largest, c); });
+  run(4, [&](uint64_t s) { collectives(s, largest, c); });
+  run(5, [&](uint64_t s) { teams(s, c); });
+  run(6, [&](uint64_t s) { moe(it, s, c); });
   gshmem_barrier_all();
-  lap(6);
+}
+
+unsigned Mix::parse_parts(const std::string& list) {
+  unsigned mask = 0;
+  size_t at = 0;
+  while (at <= list.size()) {
+    size_t end = std::min(list.find(',', at), list.size());
+    std::string name = list.substr(at, end - at);
+    int found = -1;
+    for (int i = 0; i < kParts; ++i) {
+      if (name == kPartNames[i]) found = i;
+    }
+    if (found < 0) return 0;
+    mask |= 1u << found;
+    at = end + 1;
+  }
+  return mask;
 }
 
 std::string Mix::times() const {
   std::string s;
   for (int i = 0; i < kParts; ++i) {
+    if (!(parts_ & (1u << i))) continue;
     char part[64];
-    std::snprintf(part, sizeof part, "%s%s %.1fs", i ? ", " : "", kPartNames[i], seconds_[i]);
+    std::snprintf(part, sizeof part, "%s%s %.1fs", s.empty() ? "" : ", ", kPartNames[i],
+                  seconds_[i]);
     s += part;
   }
   return s;

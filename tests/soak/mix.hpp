@@ -35,8 +35,11 @@ class Checker {
 
 class Mix {
  public:
-  // Collective over the world: the buffers and the MoE handle that live the whole run.
-  Mix();
+  static constexpr unsigned kAll = 0x7f;
+  // Collective over the world: the buffers and the MoE handle that live the whole run. `parts`:
+  // the parts an iteration runs (bits in the order of parse_parts' names; narrowing a growth
+  // down to one part).
+  explicit Mix(unsigned parts = kAll);
   ~Mix();
   Mix(const Mix&) = delete;
   Mix& operator=(const Mix&) = delete;
@@ -44,6 +47,8 @@ class Mix {
   // Collective. `largest`: take the largest size of every choice (the warm-up does, so that
   // every high-water mark is reached before the resources are first measured).
   void iteration(long it, uint64_t seed, bool largest, Checker& c);
+  // "heap,rma,atomics,signals,collectives,teams,moe" or a subset: the mask; 0 for a bad list.
+  static unsigned parse_parts(const std::string& list);
   // Seconds spent in each part so far, as "heap 1.2s, rma 3.4s, ...".
   std::string times() const;
 
@@ -58,6 +63,7 @@ class Mix {
 
   static constexpr int kParts = 7;
   double seconds_[kParts] = {};
+  unsigned parts_;
   int me_, n_;
   // Symmetric, for the whole run: RMA landing slots and sources, the signal words.
   unsigned char* slots_ = nullptr;

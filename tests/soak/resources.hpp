@@ -19,17 +19,25 @@
 
 namespace soak {
 
-// VmRSS in KiB (0 when /proc cannot be read).
-inline long rss_kib() {
+// Resident memory in KiB: all of it (VmRSS), and its anonymous (malloc, stacks) and shared-memory
+// (the symmetric heaps' memfds, here and mapped from peers) parts. Zeros when /proc cannot be
+// read.
+struct Rss {
+  long total = 0, anon = 0, shmem = 0;
+};
+
+inline Rss rss_kib() {
+  Rss r;
   FILE* f = std::fopen("/proc/self/status", "r");
-  if (!f) return 0;
+  if (!f) return r;
   char line[256];
-  long kib = 0;
   while (std::fgets(line, sizeof line, f)) {
-    if (std::strncmp(line, "VmRSS:", 6) == 0) kib = std::strtol(line + 6, nullptr, 10);
+    if (std::strncmp(line, "VmRSS:", 6) == 0) r.total = std::strtol(line + 6, nullptr, 10);
+    if (std::strncmp(line, "RssAnon:", 8) == 0) r.anon = std::strtol(line + 8, nullptr, 10);
+    if (std::strncmp(line, "RssShmem:", 9) == 0) r.shmem = std::strtol(line + 9, nullptr, 10);
   }
   std::fclose(f);
-  return kib;
+  return r;
 }
 
 inline std::vector<std::string> list_dir(const std::string& path) {
@@ -46,6 +54,17 @@ inline std::vector<std::string> list_dir(const std::string& path) {
 // Open descriptors, not counting the one that lists them.
 inline long open_fds() {
   return long(list_dir("/proc/self/fd").size()) - 1;
+}
+
+// "fd -> target" for each open descriptor: what a new one is, when the count grew.
+inline std::set<std::string> fd_targets() {
+  std::set<std::string> out;
+  for (const std::string& fd : list_dir("/proc/self/fd")) {
+    char buf[4096];
+    ssize_t n = readlink(("/proc/self/fd/" + fd).c_str(), buf, sizeof buf - 1);
+    if (n > 0) out.insert(fd + " -> " + std::string(buf, size_t(n)));  // else: the listing's own
+  }
+  return out;
 }
 
 inline std::set<std::string> shm_entries() {

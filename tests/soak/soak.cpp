@@ -3,7 +3,7 @@
 // the symmetric heap's bytes and blocks in use, and /dev/shm on each node.
 //
 //   gshmemrun -n 8 --ppn 4 soak [--seconds S] [--iterations N] [--sample S] [--warmup N]
-//                               [--rss-slack-kib K]
+//                               [--rss-slack-kib K] [--parts LIST]
 //
 // The baseline is taken after the warm-up iterations (the first of which uses the largest size
 // of every choice, so allocators, pools and connections reach their high-water marks), the end
@@ -41,12 +41,13 @@ struct Options {
   long warmup = 2;
   long rss_slack_kib = 8192;
   double rss_slack_pct = 2;
+  unsigned parts = soak::Mix::kAll;
 };
 
 [[noreturn]] void usage(const char* why) {
   std::fprintf(stderr,
                "soak: %s\nusage: soak [--seconds S] [--iterations N] [--sample S] [--warmup N] "
-               "[--rss-slack-kib K]\n",
+               "[--rss-slack-kib K] [--parts heap,rma,atomics,signals,collectives,teams,moe]\n",
                why);
   std::exit(2);
 }
@@ -57,6 +58,11 @@ Options parse(int argc, char** argv) {
     std::string a = argv[i];
     if (i + 1 >= argc) usage(("missing value after " + a).c_str());
     const char* v = argv[++i];
+    if (a == "--parts") {
+      if (!(o.parts = soak::Mix::parse_parts(v)))
+        usage(("bad part list '" + std::string(v) + "'").c_str());
+      continue;
+    }
     char* end = nullptr;
     double d = std::strtod(v, &end);
     if (!*v || *end || d < 0) usage(("bad value '" + std::string(v) + "' of " + a).c_str());
@@ -81,12 +87,13 @@ Options parse(int argc, char** argv) {
 
 // What is measured on each PE.
 struct Figures {
-  int64_t rss_kib, fds, heap_bytes, heap_blocks;
+  int64_t rss_kib, anon_kib, shmem_kib, fds, heap_bytes, heap_blocks;
 };
 
 Figures measure() {
   const auto& a = gshmem::detail::default_runtime()->heap().allocator();
-  return {soak::rss_kib(), soak::open_fds(), int64_t(a.used()), int64_t(a.blocks())};
+  soak::Rss r = soak::rss_kib();
+  return {r.total, r.anon, r.shmem, soak::open_fds(), int64_t(a.used()), int64_t(a.blocks())};
 }
 
 std::vector<Figures> gather(const Figures& mine) {
@@ -100,6 +107,7 @@ void print_sample(double t, long it, const std::vector<Figures>& now,
                   const std::vector<Figures>& base) {
   int64_t rmin = now[0].rss_kib, rmax = rmin, dmax = now[0].rss_kib - base[0].rss_kib;
   int64_t fmin = now[0].fds, fmax = fmin, fd = now[0].fds - base[0].fds;
+  int64_t anon = now[0].anon_kib - base[0].anon_kib, shmem = now[0].shmem_kib - base[0].shmem_kib;
   for (size_t p = 0; p < now.size(); ++p) {
     rmin = std::min(rmin, now[p].rss_kib);
     rmax = std::max(rmax, now[p].rss_kib);
@@ -107,12 +115,15 @@ void print_sample(double t, long it, const std::vector<Figures>& now,
     fmin = std::min(fmin, now[p].fds);
     fmax = std::max(fmax, now[p].fds);
     fd = std::max(fd, now[p].fds - base[p].fds);
+    anon = std::max(anon, now[p].anon_kib - base[p].anon_kib);
+    shmem = std::max(shmem, now[p].shmem_kib - base[p].shmem_kib);
   }
   std::printf(
-      "soak: sample t=%7.1fs iteration %6ld  rss %lld..%lld KiB (max growth %+lld KiB)  "
-      "fds %lld..%lld (max growth %+lld)  heap %lld bytes in %lld blocks\n",
-      t, it, (long long)rmin, (long long)rmax, (long long)dmax, (long long)fmin, (long long)fmax,
-      (long long)fd, (long long)now[0].heap_bytes, (long long)now[0].heap_blocks);
+      "soak: sample t=%7.1fs iteration %6ld  rss %lld..%lld KiB (max growth %+lld KiB: anon "
+      "%+lld, shmem %+lld)  fds %lld..%lld (max growth %+lld)  heap %lld bytes in %lld blocks\n",
+      t, it, (long long)rmin, (long long)rmax, (long long)dmax, (long long)anon, (long long)shmem,
+      (long long)fmin, (long long)fmax, (long long)fd, (long long)now[0].heap_bytes,
+      (long long)now[0].heap_blocks);
   std::fflush(stdout);
 }
 
@@ -136,18 +147,19 @@ int main(int argc, char** argv) {
   std::set<long> job_pids(pids.begin(), pids.end());
   job_pids.insert(long(getppid()));  // gshmemrun
   const std::set<std::string> shm_at_init = soak::shm_entries();
-  const long rss_at_init = soak::rss_kib();
+  const long rss_at_init = soak::rss_kib().total;
 
   soak::Checker checker(seed);
   long it = 0;
   std::vector<Figures> base, now;
   {
-    soak::Mix mix;
+    soak::Mix mix(opt.parts);
     for (; it < opt.warmup; ++it) {
       checker.set_iteration(it);
       mix.iteration(it, gshmem_test::key(seed, "iteration", it), it == 0, checker);
     }
     base = gather(measure());
+    const std::set<std::string> fds_at_base = soak::fd_targets();
     const double t_base = elapsed();
     if (me == 0) {
       std::printf("soak: %d PEs, seed %llu, warm-up of %ld iterations took %.1fs\n", n,
@@ -176,6 +188,14 @@ int main(int argc, char** argv) {
       ++it;
     }
     now = gather(measure());
+    if (now[size_t(me)].fds > base[size_t(me)].fds) {
+      // Name what is new (the listing's own descriptor differs each time: not named).
+      for (const std::string& f : soak::fd_targets()) {
+        if (!fds_at_base.count(f) && f.find("/proc/") == std::string::npos) {
+          std::fprintf(stderr, "[PE %d] descriptor opened during the soak: %s\n", me, f.c_str());
+        }
+      }
+    }
     if (me == 0) std::printf("soak: time on PE 0 by part: %s\n", mix.times().c_str());
   }
   const double duration = elapsed();
@@ -206,8 +226,8 @@ int main(int argc, char** argv) {
     std::printf("soak: RSS at init %ld KiB on PE 0; the baseline is after the warm-up\n",
                 rss_at_init);
     std::printf(
-        "  PE   rss start    rss end    delta  fds start  end  delta  heap bytes start"
-        "      end  blocks start  end\n");
+        "  PE   rss start    rss end    delta (anon  shmem)  fds start  end  delta  heap bytes "
+        "start      end  blocks start  end\n");
     for (int p = 0; p < n; ++p) {
       const Figures& b = base[size_t(p)];
       const Figures& e = now[size_t(p)];
@@ -216,8 +236,10 @@ int main(int argc, char** argv) {
       bool grew = e.rss_kib - b.rss_kib > slack || e.fds > b.fds || e.heap_bytes > b.heap_bytes ||
                   e.heap_blocks > b.heap_blocks;
       std::printf(
-          "  %2d %9lld KiB %9lld %+8lld  %9lld %4lld %+6lld  %16lld %8lld  %12lld %4lld%s\n", p,
-          (long long)b.rss_kib, (long long)e.rss_kib, (long long)(e.rss_kib - b.rss_kib),
+          "  %2d %9lld KiB %9lld %+8lld (%+5lld %+6lld)  %9lld %4lld %+6lld  %16lld %8lld  %12lld "
+          "%4lld%s\n",
+          p, (long long)b.rss_kib, (long long)e.rss_kib, (long long)(e.rss_kib - b.rss_kib),
+          (long long)(e.anon_kib - b.anon_kib), (long long)(e.shmem_kib - b.shmem_kib),
           (long long)b.fds, (long long)e.fds, (long long)(e.fds - b.fds), (long long)b.heap_bytes,
           (long long)e.heap_bytes, (long long)b.heap_blocks, (long long)e.heap_blocks,
           grew ? "  GREW" : "");
