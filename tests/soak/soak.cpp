@@ -3,16 +3,23 @@
 // the symmetric heap's bytes and blocks in use, and /dev/shm on each node.
 //
 //   gshmemrun -n 8 --ppn 4 soak [--seconds S] [--iterations N] [--sample S] [--warmup N]
-//                               [--rss-slack-kib K] [--parts LIST]
+//                               [--settle S] [--rss-slack-kib K] [--parts LIST]
 //
 // The baseline is taken after the warm-up iterations (the first of which uses the largest size
 // of every choice, so allocators, pools and connections reach their high-water marks), the end
-// figures after the last iteration, both with the run's own objects alive. Samples in between
-// (every --sample seconds) show a trend. Fails (exit 1 on every PE) on any wrong result, on a
-// descriptor, heap byte, heap block or /dev/shm entry more at the end than at the baseline, or on
-// resident memory grown by more than the slack (8 MiB and 2 % of the baseline by default: what
-// the allocators may still take as the run goes, and far less than a leak of a few KiB per
-// iteration adds up to over a run of hundreds of iterations).
+// figures after the last iteration, both with the run's own objects alive. With --settle S the
+// warm-up goes on (for at most S seconds) until no PE's resident memory grew by more than 512 KiB
+// over the last 100 iterations. What settles so is a ring of fixed size becoming resident as its
+// write position goes round: rxm's completion queue, sized for FI_UNIVERSE_SIZE peers, was 12 MiB
+// per PE at libfabric's default of 256 and took ~600 iterations (65536 completions) to fill, +12
+// MiB; the fabric transport now sets the universe to the job (384 KiB for 8 PEs), and the warm-up
+// is what keeps a ring like it from reading as a leak. The growth measured after it is the run's
+// own. A leak does not settle: the warm-up ends at S and the growth after it still fails the run.
+// Samples in between (every --sample seconds) show a trend. Fails (exit 1 on every PE) on any wrong
+// result, on a descriptor, heap byte, heap block or /dev/shm entry more at the end than at the
+// baseline, or on resident memory grown by more than the slack (8 MiB and 2 % of the baseline by
+// default: what the allocators may still take as the run goes, and far less than a leak of a few
+// KiB per iteration adds up to over a run of hundreds of iterations).
 //
 // Seeded from PE 0's clock, or MP_TEST_SEED to reproduce a run.
 #include <unistd.h>
@@ -39,16 +46,18 @@ struct Options {
   long iterations = 0;  // 0: bounded by time only
   double sample = 10;
   long warmup = 2;
+  double settle = 0;  // seconds the warm-up may go on until resident memory is flat
   long rss_slack_kib = 8192;
   double rss_slack_pct = 2;
   unsigned parts = soak::Mix::kAll;
 };
 
 [[noreturn]] void usage(const char* why) {
-  std::fprintf(stderr,
-               "soak: %s\nusage: soak [--seconds S] [--iterations N] [--sample S] [--warmup N] "
-               "[--rss-slack-kib K] [--parts heap,rma,atomics,signals,collectives,teams,moe]\n",
-               why);
+  std::fprintf(
+      stderr,
+      "soak: %s\nusage: soak [--seconds S] [--iterations N] [--sample S] [--warmup N] "
+      "[--settle S] [--rss-slack-kib K] [--parts heap,rma,atomics,signals,collectives,teams,moe]\n",
+      why);
   std::exit(2);
 }
 
@@ -74,6 +83,8 @@ Options parse(int argc, char** argv) {
       o.sample = d;
     } else if (a == "--warmup") {
       o.warmup = long(d);
+    } else if (a == "--settle") {
+      o.settle = d;
     } else if (a == "--rss-slack-kib") {
       o.rss_slack_kib = long(d);
     } else {
@@ -150,7 +161,7 @@ int main(int argc, char** argv) {
   const long rss_at_init = soak::rss_kib().total;
 
   soak::Checker checker(seed);
-  long it = 0;
+  long it = 0, warmed = 0;
   std::vector<Figures> base, now;
   {
     soak::Mix mix(opt.parts);
@@ -158,12 +169,49 @@ int main(int argc, char** argv) {
       checker.set_iteration(it);
       mix.iteration(it, gshmem_test::key(seed, "iteration", it), it == 0, checker);
     }
+    // Settling: the warm-up goes on while some PE's RSS still grows (PE 0's clock bounds it).
+    constexpr long kSettleWindow = 100;
+    constexpr int64_t kSettleKib = 512;
     base = gather(measure());
+    const double t_settle = elapsed();
+    long settled_at = -1;
+    while (opt.settle > 0) {
+      for (long w = 0; w < kSettleWindow; ++w, ++it) {
+        checker.set_iteration(it);
+        mix.iteration(it, gshmem_test::key(seed, "iteration", it), false, checker);
+      }
+      std::vector<Figures> s = gather(measure());
+      int64_t grew = 0;
+      for (size_t p = 0; p < s.size(); ++p) grew = std::max(grew, s[p].rss_kib - base[p].rss_kib);
+      int64_t ctl[2] = {grew <= kSettleKib, elapsed() - t_settle >= opt.settle};
+      gshmem_broadcast(GSHMEM_TEAM_WORLD, ctl, ctl, 2, GSHMEM_INT64, 0, nullptr);
+      if (me == 0) {
+        std::printf("soak: settling, iteration %ld: max RSS growth over the last %ld %+lld KiB\n",
+                    it, kSettleWindow, (long long)grew);
+        std::fflush(stdout);
+      }
+      base = s;
+      if (ctl[0]) {
+        settled_at = it;
+        break;
+      }
+      if (ctl[1]) break;
+    }
+    if (me == 0 && opt.settle > 0) {
+      if (settled_at >= 0) {
+        std::printf("soak: resident memory settled after %ld iterations, %.1fs\n", settled_at,
+                    elapsed());
+      } else {
+        std::printf("soak: resident memory did not settle in %.0fs; measuring from here\n",
+                    opt.settle);
+      }
+    }
+    warmed = it;
     const std::set<std::string> fds_at_base = soak::fd_targets();
     const double t_base = elapsed();
     if (me == 0) {
       std::printf("soak: %d PEs, seed %llu, warm-up of %ld iterations took %.1fs\n", n,
-                  (unsigned long long)seed, opt.warmup, t_base);
+                  (unsigned long long)seed, warmed, t_base);
       print_sample(t_base, it, base, base);
     }
     double next_sample = t_base + opt.sample;
@@ -172,8 +220,9 @@ int main(int argc, char** argv) {
       int64_t ctl[2] = {0, 0};
       if (me == 0) {
         double t = elapsed();
-        ctl[0] =
-            (opt.seconds > 0 && t >= opt.seconds) || (opt.iterations > 0 && it >= opt.iterations);
+        // Both bounds count from the baseline: what is measured.
+        ctl[0] = (opt.seconds > 0 && t - t_base >= opt.seconds) ||
+                 (opt.iterations > 0 && it - warmed >= opt.iterations);
         ctl[1] = !ctl[0] && opt.sample > 0 && t >= next_sample;
         if (ctl[1]) next_sample = t + opt.sample;
       }
@@ -222,7 +271,7 @@ int main(int argc, char** argv) {
   if (me == 0) {
     print_sample(duration, it, now, base);
     std::printf("soak: %ld iterations (%ld after the warm-up) in %.1fs, %lld failed checks\n", it,
-                it - opt.warmup, duration, (long long)total_failures);
+                it - warmed, duration, (long long)total_failures);
     std::printf("soak: RSS at init %ld KiB on PE 0; the baseline is after the warm-up\n",
                 rss_at_init);
     std::printf(
