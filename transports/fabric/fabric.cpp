@@ -5,9 +5,7 @@
 #include <rdma/fi_rma.h>
 
 #include <algorithm>
-#include <cstdlib>
 #include <cstring>
-#include <string>
 
 #include "gshmem/gshmem.hpp"
 #include "host/base/env.hpp"
@@ -134,17 +132,6 @@ FiOp fi_op_of(AmoOp op) {
   return {FI_SUM, Form::Plain};
 }
 
-// The number of peers libfabric sizes its queues for: rxm gives each endpoint a completion queue
-// for its connections of (128 + 128) * FI_UNIVERSE_SIZE entries, 192 bytes each, which at the
-// default 256 is 12 MiB per PE that becomes resident page by page as the ring's write position
-// goes round (over the first 65536 completions, minutes of a busy job: it looked like a leak).
-// An endpoint here talks to the job's PEs only, so the job's size is the universe rxm's manual
-// asks for (fewer peers than it and the queue can overrun; more only cost memory). libfabric
-// reads it once, at its first call, so this runs before any; a value the user set is kept.
-void size_universe(int n_pes) {
-  ::setenv("FI_UNIVERSE_SIZE", std::to_string(std::max(n_pes, 1)).c_str(), 0);
-}
-
 [[noreturn]] void fail(const std::string& what, int rc) {
   throw Error(GSHMEM_ERROR_TRANSPORT, "fabric", "", what + ": " + fi_strerror(rc < 0 ? -rc : rc));
 }
@@ -173,7 +160,6 @@ Fabric::Fabric(Bootstrap& boot, const FabricOptions& options,
       my_pe_(boot.rank()),
       regions_(regions),
       rng_(uint64_t(now_ns()) ^ uint64_t(boot.rank())) {
-  size_universe(boot.size());
   bool atomics = false;
   fi_info* all = nullptr;
   std::string tried;
@@ -312,10 +298,9 @@ Fabric::Fabric(Bootstrap& boot, const FabricOptions& options,
     keys_[pe].assign(cards[pe].key, cards[pe].key + symmetric);
     bases_[pe].assign(cards[pe].base, cards[pe].base + symmetric);
   }
-  const char* universe = std::getenv("FI_UNIVERSE_SIZE");
-  GSHMEM_INFO(TRANSPORT, "fabric: provider %s, domain %s, mr_mode %s, atomics %s, universe %s",
+  GSHMEM_INFO(TRANSPORT, "fabric: provider %s, domain %s, mr_mode %s, atomics %s",
               desc_.provider.c_str(), desc_.domain.c_str(), desc_.mr_mode.c_str(),
-              desc_.atomics ? "native" : "emulated", universe ? universe : "?");
+              desc_.atomics ? "native" : "emulated");
 }
 
 Fabric::~Fabric() {
