@@ -10,16 +10,16 @@
 // figures after the last iteration, both with the run's own objects alive. With --settle S the
 // warm-up goes on (for at most S seconds) until no PE's resident memory grew by more than 512 KiB
 // over the last 100 iterations. What settles so is a ring of fixed size becoming resident as its
-// write position goes round: rxm's completion queue, sized for FI_UNIVERSE_SIZE peers, was 12 MiB
-// per PE at libfabric's default of 256 and took ~600 iterations (65536 completions) to fill, +12
-// MiB; the fabric transport now sets the universe to the job (384 KiB for 8 PEs), and the warm-up
-// is what keeps a ring like it from reading as a leak. The growth measured after it is the run's
-// own. A leak does not settle: the warm-up ends at S and the growth after it still fails the run.
-// Samples in between (every --sample seconds) show a trend. Fails (exit 1 on every PE) on any wrong
-// result, on a descriptor, heap byte, heap block or /dev/shm entry more at the end than at the
-// baseline, or on resident memory grown by more than the slack (8 MiB and 2 % of the baseline by
-// default: what the allocators may still take as the run goes, and far less than a leak of a few
-// KiB per iteration adds up to over a run of hundreds of iterations).
+// write position goes round: rxm's completion queue, sized for FI_UNIVERSE_SIZE peers ((128 + 128)
+// * 256 entries of 192 bytes at libfabric's default, 12 MiB per PE), fills over the first 65536
+// completions, ~600 iterations: +12 MiB, flat after (FI_UNIVERSE_SIZE=8 leaves +1 MiB). The
+// growth measured after it is the run's own. A leak does not settle: the warm-up ends at S and the
+// growth after it still fails the run. Samples in between (every --sample seconds) show a trend.
+// Fails (exit 1 on every PE) on any wrong result, on a descriptor, heap byte, heap block or
+// /dev/shm entry more at the end than at the baseline, or on resident memory grown by more than the
+// slack (8 MiB and 2 % of the baseline by default: what the allocators may still take as the run
+// goes, and far less than a leak of a few KiB per iteration adds up to over a run of hundreds of
+// iterations).
 //
 // Seeded from PE 0's clock, or MP_TEST_SEED to reproduce a run.
 #include <unistd.h>
