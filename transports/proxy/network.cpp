@@ -51,9 +51,10 @@ FabricOptions fabric_options() {
   o.provider = env.str("GSHMEM_FABRIC_PROVIDER");
   o.nic = env.str("GSHMEM_FABRIC_NIC");
   o.force_mr_local = env.flag("GSHMEM_FABRIC_FORCE_MR_LOCAL");
-  const std::string& inject = env.str("GSHMEM_FABRIC_INJECT");
-  o.inject_reorder = inject.find("reorder") != std::string::npos;
-  o.inject_delay = inject.find("delay") != std::string::npos;
+  parse_fabric_inject(env.str("GSHMEM_FABRIC_INJECT"), &o);
+  // A post that cannot go out for half of GSHMEM_TIMEOUT makes its waiter time out anyway;
+  // failing it first names the operation and the peer, not only the peer.
+  o.eagain_timeout_s = env.seconds("GSHMEM_TIMEOUT") / 2;
   return o;
 }
 

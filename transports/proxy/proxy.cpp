@@ -54,7 +54,19 @@ struct Proxy::Op {
   void* copy_to;  // a read through a bounce slot lands here
   size_t copy_bytes;
   Message* msg;
+  const char* what;  // the fabric call and its peer, for the message when it fails
+  int peer;
 };
+
+namespace {
+// Names an op's fabric call as it is posted.
+template <class Op>
+Op* named(Op* op, const char* what, int peer) {
+  op->what = what;
+  op->peer = peer;
+  return op;
+}
+}  // namespace
 
 // The wire format and its check live in amo_message.hpp.
 struct Proxy::Message : AmoMessage {};
@@ -222,7 +234,7 @@ void Proxy::start_signal(Request* r) {
     Op* op = new_op(r);
     op->kind = Op::Transfer;
     fabric_->read(r->pe, r->data_segment, at, &r->compare,
-                  std::min<uint64_t>(sizeof r->compare, r->data_end), op);
+                  std::min<uint64_t>(sizeof r->compare, r->data_end), named(op, "fi_read", r->pe));
     finish_op(r);
     return;
   }
@@ -283,9 +295,9 @@ void Proxy::start_transfer(Request* r, const detail::Command& c, bool write) {
     }
     void* at = memory_->fabric_address(buf);
     if (write) {
-      fabric_->write(c.pe, c.segment, c.offset + pos, at, n, op);
+      fabric_->write(c.pe, c.segment, c.offset + pos, at, n, named(op, "fi_write", c.pe));
     } else {
-      fabric_->read(c.pe, c.segment, c.offset + pos, at, n, op);
+      fabric_->read(c.pe, c.segment, c.offset + pos, at, n, named(op, "fi_read", c.pe));
     }
   }
   if (write && bounce) answer(r, 0);  // the source has been copied: the caller may reuse it
@@ -301,10 +313,10 @@ void Proxy::start_value(Request* r, const detail::Command& c, bool write) {
   op->kind = Op::Transfer;
   if (write) {
     r->operand = c.value;
-    fabric_->write(c.pe, c.segment, c.offset, &r->operand, c.bytes, op);
+    fabric_->write(c.pe, c.segment, c.offset, &r->operand, c.bytes, named(op, "fi_write", c.pe));
   } else {
     r->result = 0;  // complete() answers with it
-    fabric_->read(c.pe, c.segment, c.offset, &r->result, c.bytes, op);
+    fabric_->read(c.pe, c.segment, c.offset, &r->result, c.bytes, named(op, "fi_read", c.pe));
   }
 }
 
@@ -317,7 +329,7 @@ void Proxy::start_amo(Request* r, int pe, int segment, uint64_t offset, detail::
     o->kind = Op::Transfer;
     fabric_->atomic(pe, segment, offset, type, op, &r->operand,
                     op == AmoOp::CompareSwap ? &r->compare : nullptr,
-                    fetches(op) ? &r->result : nullptr, o);
+                    fetches(op) ? &r->result : nullptr, named(o, "fi_atomic", pe));
     return;
   }
   Message* m = take_message();
@@ -336,7 +348,7 @@ void Proxy::start_amo(Request* r, int pe, int segment, uint64_t offset, detail::
   o->kind = Op::Send;
   o->msg = m;
   ++r->pending;  // the reply
-  fabric_->send(pe, m, sizeof *m, o);
+  fabric_->send(pe, m, sizeof *m, named(o, "fi_send (atomic request)", pe));
 }
 
 void Proxy::serve(Message* m) {
@@ -365,7 +377,7 @@ void Proxy::serve(Message* m) {
   Op* o = new_op(nullptr);
   o->kind = Op::Reply;
   o->msg = reply;
-  fabric_->send(m->from, reply, sizeof *reply, o);
+  fabric_->send(m->from, reply, sizeof *reply, named(o, "fi_send (atomic reply)", m->from));
 }
 
 void Proxy::reject(const Message* m, const char* why) {
@@ -386,8 +398,8 @@ void Proxy::on_done(void* ctx, bool ok, const std::string& why) {
     return;
   }
   if (!ok) {
-    fail_("fabric operation failed" +
-          (op->req ? " (to PE " + std::to_string(op->req->pe) + ")" : std::string()) + ": " + why);
+    fail_("fabric operation failed: " + std::string(op->what ? op->what : "?") + " to PE " +
+          std::to_string(op->peer) + ": " + why);
     return;
   }
   switch (op->kind) {
@@ -499,6 +511,15 @@ bool Proxy::step(bool post_only) {
 }
 
 void Proxy::run() {
+  // A transport error here has no caller to return to: it ends the job, naming the operation.
+  try {
+    loop();
+  } catch (const Error& e) {
+    fail_(e.what());
+  }
+}
+
+void Proxy::loop() {
   uint32_t idle = 0;
   while (!stop_) {
     // Waiters are driving the engine: stay out of their way (with one core per PE, a spinning

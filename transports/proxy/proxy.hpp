@@ -78,6 +78,7 @@ class Proxy {
   struct Message;
 
   void run();
+  void loop();  // run()'s body
   void sleep();
   bool waiter_recent() const;  // a waiter drove the engine in the last few milliseconds
   bool step(bool post_only = false);
