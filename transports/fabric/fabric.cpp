@@ -441,6 +441,11 @@ bool Fabric::attempt(const std::function<int()>& op, const char* what, int pe) {
   }
   std::string call = std::string(what) + (pe >= 0 ? " to PE " + std::to_string(pe) : "");
   if (rc != -FI_EAGAIN) fail(call, rc);
+  // The callers retry at once: this is their wait, and it must hear that the job ends (a PE
+  // retrying here when a peer times out would otherwise be killed without naming the call).
+  if (options_.abort && options_.abort->raised()) {
+    options_.abort->exit_now((call + " (retrying -FI_EAGAIN)").c_str());
+  }
   if (!now) now = now_ns();
   if (!eagain_since_) eagain_since_ = now;
   double waited = double(now - eagain_since_) / 1e9;

@@ -44,6 +44,9 @@ struct FabricOptions {
   // How long a post keeps retrying -FI_EAGAIN before it fails naming the operation and the peer
   // (GSHMEM_TIMEOUT; 0: as long as it takes).
   double eagain_timeout_s = 0;
+  // The job is ending: a post retrying -FI_EAGAIN ends the process naming itself, as waits do
+  // (nullptr: never).
+  const AbortState* abort = nullptr;
 };
 
 // Fills the inject_* fields of `o` from GSHMEM_FABRIC_INJECT's value: a comma-separated list of

@@ -6,6 +6,7 @@
 #include <sys/mman.h>
 #include <time.h>
 
+#include <cstdio>
 #include <cstring>
 
 #include "gshmem/gshmem.hpp"
@@ -132,10 +133,10 @@ bool Proxy::drive_from_waiter(bool post_only) {
   // Kernels cannot run the engine; GSHMEM_PROXY_GPUVIEW's CPU producers do as they would.
   if (options_.gpu_producers) return false;
   waiter_drove_ns_.store(detail::now_ns(), std::memory_order_relaxed);
-  if (!thread_.joinable() || !engine_.try_lock()) return false;
-  bool work = step(post_only);
-  engine_.unlock();
-  return work;
+  if (!thread_.joinable()) return false;
+  // A failed step throws to the waiter (which ends the job): the engine must not stay locked.
+  std::unique_lock<std::mutex> lock(engine_, std::try_to_lock);
+  return lock.owns_lock() && step(post_only);
 }
 
 bool Proxy::wait_for_news(uint64_t ns) {
@@ -151,10 +152,42 @@ bool Proxy::wait_for_news(uint64_t ns) {
   return ::ppoll(&fd, 1, &ts, nullptr) > 0;
 }
 
+// ---- The engine's wait -----------------------------------------------------------------------
+
+template <class Done>
+void Proxy::drive_until(Done done, const char* what, int peer) {
+  uint64_t quiet_since = 0;  // no completion since then
+  while (!done()) {
+    if (drive() > 0) {
+      quiet_since = 0;
+      continue;
+    }
+    uint64_t now = detail::now_ns();
+    if (!quiet_since) quiet_since = now;
+    bool aborting = options_.abort && options_.abort->raised();
+    double waited = double(now - quiet_since) / 1e9;
+    if (!aborting && !(options_.timeout_s > 0 && waited > options_.timeout_s)) continue;
+    if (peer < 0) {
+      for (size_t pe = 0; pe < pe_outstanding_.size() && peer < 0; ++pe) {
+        if (pe_outstanding_[pe]) peer = int(pe);
+      }
+    }
+    std::string call = what;
+    if (peer >= 0) call += " (waiting for PE " + std::to_string(peer) + ")";
+    if (aborting) options_.abort->exit_now(call.c_str());
+    char why[160];
+    std::snprintf(why, sizeof why,
+                  "no fabric completion for %.1f s (GSHMEM_TIMEOUT) with %llu operations "
+                  "outstanding",
+                  waited, static_cast<unsigned long long>(outstanding_));
+    throw Error(GSHMEM_ERROR_TIMEOUT, "proxy", "", call + ": " + why);
+  }
+}
+
 // ---- Resources ------------------------------------------------------------------------------
 
 Proxy::Request* Proxy::new_request(int pe, uint64_t ticket, bool returns) {
-  while (free_requests_.empty()) drive();
+  drive_until([&] { return !free_requests_.empty(); }, "the proxy (no free request)", pe);
   Request* r = free_requests_.back();
   free_requests_.pop_back();
   uint32_t index = r->index;
@@ -171,7 +204,8 @@ Proxy::Request* Proxy::new_request(int pe, uint64_t ticket, bool returns) {
 }
 
 Proxy::Op* Proxy::new_op(Request* r) {
-  while (free_ops_.empty()) drive();
+  drive_until([&] { return !free_ops_.empty(); }, "the proxy (no free fabric operation)",
+              r ? r->pe : -1);
   Op* op = free_ops_.back();
   free_ops_.pop_back();
   *op = Op{};
@@ -181,7 +215,7 @@ Proxy::Op* Proxy::new_op(Request* r) {
 }
 
 char* Proxy::take_slot() {
-  while (free_slots_.empty()) drive();
+  drive_until([&] { return !free_slots_.empty(); }, "the proxy (no free bounce slot)", -1);
   char* s = free_slots_.back();
   free_slots_.pop_back();
   return s;
@@ -192,7 +226,7 @@ void Proxy::give_slot(char* slot) {
 }
 
 Proxy::Message* Proxy::take_message() {
-  while (free_messages_.empty()) drive();
+  drive_until([&] { return !free_messages_.empty(); }, "the proxy (no free message)", -1);
   Message* m = free_messages_.back();
   free_messages_.pop_back();
   return m;
@@ -253,7 +287,7 @@ void Proxy::complete(Request* r) {
 
 void Proxy::before_issue(int pe) {
   if (!pe_fenced_[size_t(pe)]) return;
-  while (pe_outstanding_[size_t(pe)] > 0 && !stop_) drive();
+  drive_until([&] { return pe_outstanding_[size_t(pe)] == 0 || stop_; }, "gshmem_fence", pe);
   pe_fenced_[size_t(pe)] = 0;
 }
 
@@ -442,7 +476,7 @@ void Proxy::execute(const detail::Command& c, uint64_t ticket) {
       }
       return;
     case CmdOp::Quiet:
-      while (outstanding_ > 0 && !stop_) drive();
+      drive_until([&] { return outstanding_ == 0 || stop_; }, "gshmem_quiet", -1);
       channel_.mark_quiet_done(ticket + 1);
       channel_.give_return(ticket, 0);
       return;
@@ -529,9 +563,8 @@ void Proxy::loop() {
       continue;
     }
     bool work = false;
-    if (engine_.try_lock()) {
+    if (std::unique_lock<std::mutex> lock(engine_, std::try_to_lock); lock.owns_lock()) {
       work = step();
-      engine_.unlock();
     }
     if (work) {
       idle = 0;
