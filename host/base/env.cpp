@@ -106,8 +106,10 @@ const std::vector<EnvSpec> kRegistry = {
      "the target's proxy with CPU atomics (emulated, as on EFA).",
      false},
     {"GSHMEM_FABRIC_INJECT", EnvKind::String, "", nullptr,
-     "Fault injection for tests: comma-separated reorder,delay hold back fabric operations and "
-     "completions and release them out of order.",
+     "Fault injection for tests, comma-separated: reorder,delay hold back fabric operations and "
+     "completions and release them out of order; error[=RATE] turns that fraction of transmit "
+     "completions into error completions; eagain[=RATE] makes that fraction of posts start a "
+     "storm of -FI_EAGAIN lasting about storm=MS (200); seed=N makes the choices reproducible.",
      false},
     {"GSHMEM_FABRIC_FORCE_MR_LOCAL", EnvKind::Bool, "0", nullptr,
      "Treat the provider as requiring FI_MR_LOCAL (bounce unregistered buffers), as EFA does; "

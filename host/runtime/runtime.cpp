@@ -65,7 +65,7 @@ Runtime::Runtime(const gshmemx_init_attr_t* attr) {
           log::error("%s", why.c_str());
           boot_->abort(1, "PE " + std::to_string(boot_->rank()) + ": " + why);
         },
-        where.device);
+        where.device, &abort_);
   }
   build_context();
   // Growth is collective (malloc is): every PE rebuilds and republishes in the same call.

@@ -120,7 +120,13 @@ void host_wait_failed(const DeviceContext& c, Site site, bool timed_out) {
 
 bool host_drive(const DeviceContext& c, bool post_only) {
   auto* rt = static_cast<Runtime*>(c.host_runtime);
-  return rt && rt->network() && rt->network()->drive(post_only);
+  if (!rt || !rt->network()) return false;
+  // The engine's own waits and posts fail naming the fabric call: end the job with that.
+  try {
+    return rt->network()->drive(post_only);
+  } catch (const Error& e) {
+    fail(c, e);
+  }
 }
 
 bool host_backoff(const DeviceContext& c, uint32_t spins, uint64_t idle_ns) {

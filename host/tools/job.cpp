@@ -140,8 +140,34 @@ void Job::fail(int status, const std::string& why) {
   ending_since_ = now_s();
   if (job_status_ < 0) job_status_ = status;
   std::fprintf(stderr, "gshmemrun: %s; ending the job\n", why.c_str());
+  // A stopped PE cannot hear that the job ends, and SIGTERM waits for it to be continued: it
+  // goes at once (what its peers reported is most likely because of it).
+  for (int r = 0; r < opt_.npes; ++r) {
+    Pe& pe = pes_[size_t(r)];
+    if (!pe.running || !pe.stop_signal) continue;
+    std::fprintf(
+        stderr, "gshmemrun: PE %d (pid %d) is stopped (signal %d, %s) since %.1f s; killing it\n",
+        r, int(pe.pid), pe.stop_signal, strsignal(pe.stop_signal), now_s() - pe.stopped_since);
+    ::kill(-pe.pid, SIGKILL);
+  }
   std::fflush(stderr);
   if (server_) server_->broadcast_failure(status, why);
+}
+
+void Job::check_stopped(double now) {
+  if (ending_ || pe_timeout_s_ <= 0) return;
+  for (int r = 0; r < opt_.npes; ++r) {
+    const Pe& pe = pes_[size_t(r)];
+    if (pe.running && pe.stop_signal && now - pe.stopped_since > pe_timeout_s_) {
+      char why[200];
+      std::snprintf(why, sizeof why,
+                    "PE %d (pid %d) has been stopped (signal %d, %s) for %.1f s (GSHMEM_TIMEOUT)",
+                    r, int(pe.pid), pe.stop_signal, strsignal(pe.stop_signal),
+                    now - pe.stopped_since);
+      fail(1, why);
+      return;
+    }
+  }
 }
 
 void Job::report_failure() {
@@ -186,10 +212,20 @@ void Job::on_exit(int r, int wstatus) {
 void Job::reap() {
   for (;;) {
     int ws = 0;
-    pid_t pid = ::waitpid(-1, &ws, WNOHANG);
+    pid_t pid = ::waitpid(-1, &ws, WNOHANG | WUNTRACED | WCONTINUED);
     if (pid <= 0) return;
     for (int r = 0; r < opt_.npes; ++r) {
-      if (pes_[size_t(r)].pid == pid && pes_[size_t(r)].running) on_exit(r, ws);
+      Pe& pe = pes_[size_t(r)];
+      if (pe.pid != pid || !pe.running) continue;
+      if (WIFSTOPPED(ws)) {
+        // Not an end: it may be continued. Its peers wait for it, bounded by GSHMEM_TIMEOUT.
+        if (!pe.stop_signal) pe.stopped_since = now_s();
+        pe.stop_signal = WSTOPSIG(ws);
+      } else if (WIFCONTINUED(ws)) {
+        pe.stop_signal = 0;
+      } else {
+        on_exit(r, ws);
+      }
     }
   }
 }
@@ -203,6 +239,7 @@ int Job::exit_status() const {
 
 int Job::run() {
   start_ = now_s();
+  pe_timeout_s_ = Env::get().seconds("GSHMEM_TIMEOUT");
   secret_ = sock::random_hex(16);
   job_id_ = "gshmemrun-" + std::to_string(::getpid()) + "-" + sock::random_hex(6);
   // The socket lives in a directory only this user can enter: other users cannot even connect,
@@ -310,6 +347,7 @@ int Job::run() {
       }
     }
     server_->expire_hellos();
+    check_stopped(now);
     escalate(now);
   }
   return exit_status();

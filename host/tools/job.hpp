@@ -33,7 +33,9 @@ class Job {
   struct Pe {
     pid_t pid = -1;
     bool running = false;
-    int status = 0;  // waitpid status once reaped
+    int status = 0;       // waitpid status once reaped
+    int stop_signal = 0;  // stopped by this signal (SIGSTOP, SIGTSTP, ...); 0: not stopped
+    double stopped_since = 0;
     sock::Fd out, err;
     std::string out_line, err_line;
   };
@@ -44,6 +46,7 @@ class Job {
   void fail(int status, const std::string& why);
   void report_failure();  // fail() with report_
   void escalate(double now);
+  void check_stopped(double now);  // a PE stopped past GSHMEM_TIMEOUT ends the job
   void drain(int pe, bool err);
   void emit(int pe, bool err, const std::string& line);
   int exit_status() const;
@@ -70,6 +73,7 @@ class Job {
     double since = 0;
   } report_;
   double start_ = 0;
+  double pe_timeout_s_ = 0;  // GSHMEM_TIMEOUT, which the PEs' waits use too
   double last_straggler_report_ = 0;
 };
 

@@ -5,6 +5,8 @@
 #include <rdma/fi_rma.h>
 
 #include <algorithm>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
 
 #include "gshmem/gshmem.hpp"
@@ -142,6 +144,50 @@ uint64_t now_ns() {
 
 }  // namespace
 
+void parse_fabric_inject(const std::string& spec, FabricOptions* o) {
+  size_t pos = 0;
+  while (pos <= spec.size()) {
+    size_t end = std::min(spec.find(',', pos), spec.size());
+    std::string item = spec.substr(pos, end - pos);
+    pos = end + 1;
+    if (item.empty()) continue;
+    size_t eq = item.find('=');
+    std::string key = item.substr(0, eq),
+                value = eq == std::string::npos ? "" : item.substr(eq + 1);
+    auto bad = [&] {
+      throw Error(GSHMEM_ERROR_INVALID_ARGUMENT, "gshmem_init", "GSHMEM_FABRIC_INJECT",
+                  "'" + item +
+                      "': want a comma-separated list of reorder, delay, error[=RATE], "
+                      "eagain[=RATE] (RATE 0..1), storm=MS, seed=N");
+    };
+    auto number = [&](double lo, double hi, double fallback) {
+      if (value.empty()) {
+        if (fallback < 0) bad();
+        return fallback;
+      }
+      char* e = nullptr;
+      double v = std::strtod(value.c_str(), &e);
+      if (*e || !(v >= lo && v <= hi)) bad();
+      return v;
+    };
+    if (key == "reorder" && value.empty()) {
+      o->inject_reorder = true;
+    } else if (key == "delay" && value.empty()) {
+      o->inject_delay = true;
+    } else if (key == "error") {
+      o->inject_error = number(0, 1, 0.001);
+    } else if (key == "eagain") {
+      o->inject_eagain = number(0, 1, 0.001);
+    } else if (key == "storm") {
+      o->inject_storm_ms = number(0, 1e7, -1);
+    } else if (key == "seed") {
+      o->inject_seed = uint64_t(number(1, 1e18, -1));
+    } else {
+      bad();
+    }
+  }
+}
+
 std::vector<FabricDescription> Fabric::describe(const std::string& wanted) {
   std::vector<FabricDescription> out;
   for (const std::string& p : candidates(wanted)) {
@@ -159,7 +205,8 @@ Fabric::Fabric(Bootstrap& boot, const FabricOptions& options,
     : options_(options),
       my_pe_(boot.rank()),
       regions_(regions),
-      rng_(uint64_t(now_ns()) ^ uint64_t(boot.rank())) {
+      rng_((options.inject_seed ? options.inject_seed : uint64_t(now_ns())) ^
+           (uint64_t(boot.rank()) * 0x9e3779b97f4a7c15ULL)) {
   bool atomics = false;
   fi_info* all = nullptr;
   std::string tried;
@@ -356,19 +403,62 @@ uint64_t Fabric::jitter() {
   return options_.inject_delay ? rng_() % 200000 : 0;  // up to 200 us
 }
 
+double Fabric::uniform() {
+  return double(rng_() >> 11) * 0x1.0p-53;
+}
+
 void Fabric::post(std::function<int()> op, const char* what, int pe) {
   ++in_flight_;
   if (options_.inject_delay || options_.inject_reorder) {
-    held_.push_back({std::move(op), now_ns() + jitter()});
+    held_.push_back({std::move(op), now_ns() + jitter(), what, pe});
     return;
   }
-  for (;;) {
-    int rc = op();
-    if (rc == 0) return;
-    if (rc != -FI_EAGAIN) fail(std::string(what) + " to PE " + std::to_string(pe), rc);
-    // The provider is out of resources: make progress (completions are kept for later).
-    read_cq(nullptr);
+  // The provider is out of resources: make progress (completions are kept for later).
+  while (!attempt(op, what, pe)) read_cq(nullptr);
+}
+
+bool Fabric::attempt(const std::function<int()>& op, const char* what, int pe) {
+  uint64_t now = 0;
+  bool storm = false;
+  if (options_.inject_eagain > 0) {
+    now = now_ns();
+    if (now < storm_until_) {
+      storm = true;
+    } else if (uniform() < options_.inject_eagain) {
+      storm = true;
+      double ms = options_.inject_storm_ms * (0.5 + uniform());
+      storm_until_ = now + uint64_t(ms * 1e6);
+      if (storms_++ % 100 == 0) {
+        GSHMEM_WARN(TRANSPORT, "fault injection: a -FI_EAGAIN storm of %.0f ms (%llu so far)", ms,
+                    static_cast<unsigned long long>(storms_));
+      }
+    }
   }
+  int rc = storm ? -FI_EAGAIN : op();
+  if (rc == 0) {
+    eagain_since_ = 0;
+    return true;
+  }
+  std::string call = std::string(what) + (pe >= 0 ? " to PE " + std::to_string(pe) : "");
+  if (rc != -FI_EAGAIN) fail(call, rc);
+  // The callers retry at once: this is their wait, and it must hear that the job ends (a PE
+  // retrying here when a peer times out would otherwise be killed without naming the call).
+  if (options_.abort && options_.abort->raised()) {
+    options_.abort->exit_now((call + " (retrying -FI_EAGAIN)").c_str());
+  }
+  if (!now) now = now_ns();
+  if (!eagain_since_) eagain_since_ = now;
+  double waited = double(now - eagain_since_) / 1e9;
+  // A provider that stays out of resources this long is broken, or a peer stopped draining it:
+  // fail naming the operation rather than spin until the waiters' timeout names only a peer.
+  if (options_.eagain_timeout_s > 0 && waited > options_.eagain_timeout_s) {
+    char why[160];
+    std::snprintf(why, sizeof why,
+                  "the provider answered -FI_EAGAIN (out of resources) for %.1f s%s; gave up",
+                  waited, options_.inject_eagain > 0 ? " (GSHMEM_FABRIC_INJECT=eagain)" : "");
+    throw Error(GSHMEM_ERROR_TRANSPORT, "fabric", "", call + ": " + why);
+  }
+  return false;
 }
 
 void Fabric::write(int pe, int segment, uint64_t offset, const void* src, size_t bytes, void* ctx) {
@@ -428,11 +518,8 @@ void Fabric::send(int pe, const void* buf, size_t bytes, void* ctx) {
 
 void Fabric::recv(void* buf, size_t bytes, void* ctx) {
   void* d = desc(buf, bytes);
-  int rc;
-  while ((rc = int(fi_recv(ep_, buf, bytes, d, FI_ADDR_UNSPEC, ctx))) == -FI_EAGAIN) {
-    read_cq(nullptr);
-  }
-  if (rc) fail("fi_recv", rc);
+  auto op = [=, this] { return int(fi_recv(ep_, buf, bytes, d, FI_ADDR_UNSPEC, ctx)); };
+  while (!attempt(op, "fi_recv", -1)) read_cq(nullptr);
   posted_recvs_.insert(ctx);
 }
 
@@ -456,9 +543,15 @@ int Fabric::read_cq(const Done& done) {
     }
     if (n < 0) fail("fi_cq_read", int(n));
     for (ssize_t i = 0; i < n; ++i) {
-      if (!(entries[i].flags & FI_RECV)) --in_flight_;
-      if (entries[i].flags & FI_RECV) posted_recvs_.erase(entries[i].op_context);
-      if (hold || !done) {
+      bool recv = entries[i].flags & FI_RECV;
+      if (!recv) --in_flight_;
+      if (recv) posted_recvs_.erase(entries[i].op_context);
+      // Fault injection: the operation completed, its initiator is told it failed (receives
+      // are left alone: a lost request would only show as a peer's timeout).
+      if (!recv && options_.inject_error > 0 && uniform() < options_.inject_error) {
+        held_done_.push_back({entries[i].op_context, false,
+                              "injected error completion (GSHMEM_FABRIC_INJECT=error)", 0});
+      } else if (hold || !done) {
         held_done_.push_back({entries[i].op_context, true, "", hold ? now_ns() + jitter() : 0});
       } else {
         done(entries[i].op_context, true, "");
@@ -484,9 +577,7 @@ int Fabric::progress(const Done& done) {
     while (budget-- && !held_.empty()) {
       size_t k = options_.inject_reorder ? size_t(rng_() % held_.size()) : 0;
       if (held_[k].not_before > now) continue;
-      int rc = held_[k].post();
-      if (rc == -FI_EAGAIN) break;
-      if (rc) fail("posting a held operation", rc);
+      if (!attempt(held_[k].post, held_[k].what, held_[k].pe)) break;
       held_.erase(held_.begin() + long(k));
     }
   }

@@ -34,7 +34,24 @@ struct FabricOptions {
   bool force_mr_local = false;  // behave as if the provider required FI_MR_LOCAL (tests)
   bool inject_reorder = false;  // fault injection: post held operations in random order
   bool inject_delay = false;    // fault injection: hold posts and completions for a while
+  // Fault injection that fails operations: this fraction of transmit completions become error
+  // completions; this fraction of posts start a storm in which every post (and retry) returns
+  // -FI_EAGAIN for about inject_storm_ms.
+  double inject_error = 0;
+  double inject_eagain = 0;
+  double inject_storm_ms = 200;
+  uint64_t inject_seed = 0;  // 0: from the clock (runs differ); else reproducible per PE
+  // How long a post keeps retrying -FI_EAGAIN before it fails naming the operation and the peer
+  // (GSHMEM_TIMEOUT; 0: as long as it takes).
+  double eagain_timeout_s = 0;
+  // The job is ending: a post retrying -FI_EAGAIN ends the process naming itself, as waits do
+  // (nullptr: never).
+  const AbortState* abort = nullptr;
 };
+
+// Fills the inject_* fields of `o` from GSHMEM_FABRIC_INJECT's value: a comma-separated list of
+// reorder, delay, error[=RATE], eagain[=RATE], storm=MS, seed=N. Throws naming the bad item.
+void parse_fabric_inject(const std::string& spec, FabricOptions* o);
 
 // A local memory region to register: the symmetric heap, the program's static data, the proxy's
 // bounce buffers.
@@ -102,6 +119,8 @@ class Fabric {
   struct Held {
     std::function<int()> post;  // returns 0 or -FI_EAGAIN
     uint64_t not_before;
+    const char* what;
+    int pe;
   };
   struct HeldCompletion {
     void* ctx;
@@ -111,6 +130,11 @@ class Fabric {
   };
 
   void post(std::function<int()> op, const char* what, int pe);
+  // The one place posts reach the provider (and fault injection makes them fail): true when
+  // posted, false on -FI_EAGAIN; throws on another error, or when -FI_EAGAIN has lasted longer
+  // than eagain_timeout_s.
+  bool attempt(const std::function<int()>& op, const char* what, int pe);
+  double uniform();
   void* desc(const void* p, size_t bytes) const;
   uint64_t remote_addr(int pe, int segment, uint64_t offset) const;
   int read_cq(const Done& done);
@@ -140,6 +164,9 @@ class Fabric {
   std::deque<Held> held_;
   std::vector<HeldCompletion> held_done_;
   std::mt19937_64 rng_;
+  uint64_t storm_until_ = 0;  // injected -FI_EAGAIN until then (ns)
+  uint64_t storms_ = 0;
+  uint64_t eagain_since_ = 0;  // the provider has answered -FI_EAGAIN since then (0: it has not)
 };
 
 }  // namespace gshmem

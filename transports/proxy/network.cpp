@@ -51,22 +51,26 @@ FabricOptions fabric_options() {
   o.provider = env.str("GSHMEM_FABRIC_PROVIDER");
   o.nic = env.str("GSHMEM_FABRIC_NIC");
   o.force_mr_local = env.flag("GSHMEM_FABRIC_FORCE_MR_LOCAL");
-  const std::string& inject = env.str("GSHMEM_FABRIC_INJECT");
-  o.inject_reorder = inject.find("reorder") != std::string::npos;
-  o.inject_delay = inject.find("delay") != std::string::npos;
+  parse_fabric_inject(env.str("GSHMEM_FABRIC_INJECT"), &o);
+  // A post that cannot go out for half of GSHMEM_TIMEOUT makes its waiter time out anyway;
+  // failing it first names the operation and the peer, not only the peer.
+  o.eagain_timeout_s = env.seconds("GSHMEM_TIMEOUT") / 2;
   return o;
 }
 
 }  // namespace
 
 Network::Network(Bootstrap& boot, const NodeMesh& mesh, const std::vector<FabricRegion>& segments,
-                 std::function<void(const std::string&)> fail, bool gpu_producers)
+                 std::function<void(const std::string&)> fail, bool gpu_producers,
+                 const AbortState* abort)
     : channel_(size_t(std::max<int64_t>(2, Env::get().integer("GSHMEM_PROXY_RING"))),
                gpu_producers) {
   const Env& env = Env::get();
   ProxyOptions po;
   po.emulate_atomics = env.str("GSHMEM_FABRIC_ATOMICS") == "emulated";
   po.oversubscribed = int(mesh.local_pes().size()) > cpus_available();
+  po.abort = abort;
+  po.timeout_s = env.seconds("GSHMEM_TIMEOUT");
   // Messages between proxies carry this key: anything that reaches the endpoint can send to it,
   // only the job's PEs know the key.
   if (boot.rank() == 0) sock::random_bytes(&po.job_key, sizeof po.job_key);
@@ -99,6 +103,7 @@ Network::Network(Bootstrap& boot, const NodeMesh& mesh, const std::vector<Fabric
   std::vector<FabricRegion> regions = segments;
   regions.push_back(proxy_->arena());
   FabricOptions fo = fabric_options();
+  fo.abort = abort;
   fo.nic_hint = topology_nic(boot, mesh);
   fabric_ = std::make_unique<Fabric>(boot, fo, regions, segments.size());
   if (gpu_producers && (po.emulate_atomics || !fabric_->description().atomics)) {

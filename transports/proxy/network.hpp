@@ -22,8 +22,10 @@ class Network {
 
   // Collective over boot. `segments`: this PE's symmetric regions by segment number.
   // gpu_producers: kernels push commands, so the channel lives in pinned mapped host memory.
+  // `abort` (the job is ending) ends the proxy's and the fabric's own waits, as it ends the PE's.
   Network(Bootstrap& boot, const NodeMesh& mesh, const std::vector<FabricRegion>& segments,
-          std::function<void(const std::string&)> fail, bool gpu_producers = false);
+          std::function<void(const std::string&)> fail, bool gpu_producers = false,
+          const AbortState* abort = nullptr);
   ~Network();
 
   detail::ChannelDevice* channel() { return channel_.device(); }

@@ -6,6 +6,7 @@
 #include <sys/mman.h>
 #include <time.h>
 
+#include <cstdio>
 #include <cstring>
 
 #include "gshmem/gshmem.hpp"
@@ -54,7 +55,19 @@ struct Proxy::Op {
   void* copy_to;  // a read through a bounce slot lands here
   size_t copy_bytes;
   Message* msg;
+  const char* what;  // the fabric call and its peer, for the message when it fails
+  int peer;
 };
+
+namespace {
+// Names an op's fabric call as it is posted.
+template <class Op>
+Op* named(Op* op, const char* what, int peer) {
+  op->what = what;
+  op->peer = peer;
+  return op;
+}
+}  // namespace
 
 // The wire format and its check live in amo_message.hpp.
 struct Proxy::Message : AmoMessage {};
@@ -125,10 +138,10 @@ bool Proxy::drive_from_waiter(bool post_only) {
   // Kernels cannot run the engine; GSHMEM_PROXY_GPUVIEW's CPU producers do as they would.
   if (options_.gpu_producers) return false;
   waiter_drove_ns_.store(detail::now_ns(), std::memory_order_relaxed);
-  if (!thread_.joinable() || !engine_.try_lock()) return false;
-  bool work = step(post_only);
-  engine_.unlock();
-  return work;
+  if (!thread_.joinable()) return false;
+  // A failed step throws to the waiter (which ends the job): the engine must not stay locked.
+  std::unique_lock<std::mutex> lock(engine_, std::try_to_lock);
+  return lock.owns_lock() && step(post_only);
 }
 
 bool Proxy::wait_for_news(uint64_t ns) {
@@ -144,10 +157,42 @@ bool Proxy::wait_for_news(uint64_t ns) {
   return ::ppoll(&fd, 1, &ts, nullptr) > 0;
 }
 
+// ---- The engine's wait -----------------------------------------------------------------------
+
+template <class Done>
+void Proxy::drive_until(Done done, const char* what, int peer) {
+  uint64_t quiet_since = 0;  // no completion since then
+  while (!done()) {
+    if (drive() > 0) {
+      quiet_since = 0;
+      continue;
+    }
+    uint64_t now = detail::now_ns();
+    if (!quiet_since) quiet_since = now;
+    bool aborting = options_.abort && options_.abort->raised();
+    double waited = double(now - quiet_since) / 1e9;
+    if (!aborting && !(options_.timeout_s > 0 && waited > options_.timeout_s)) continue;
+    if (peer < 0) {
+      for (size_t pe = 0; pe < pe_outstanding_.size() && peer < 0; ++pe) {
+        if (pe_outstanding_[pe]) peer = int(pe);
+      }
+    }
+    std::string call = what;
+    if (peer >= 0) call += " (waiting for PE " + std::to_string(peer) + ")";
+    if (aborting) options_.abort->exit_now(call.c_str());
+    char why[160];
+    std::snprintf(why, sizeof why,
+                  "no fabric completion for %.1f s (GSHMEM_TIMEOUT) with %llu operations "
+                  "outstanding",
+                  waited, static_cast<unsigned long long>(outstanding_));
+    throw Error(GSHMEM_ERROR_TIMEOUT, "proxy", "", call + ": " + why);
+  }
+}
+
 // ---- Resources ------------------------------------------------------------------------------
 
 Proxy::Request* Proxy::new_request(int pe, uint64_t ticket, bool returns) {
-  while (free_requests_.empty()) drive();
+  drive_until([&] { return !free_requests_.empty(); }, "the proxy (no free request)", pe);
   Request* r = free_requests_.back();
   free_requests_.pop_back();
   uint32_t index = r->index;
@@ -164,7 +209,8 @@ Proxy::Request* Proxy::new_request(int pe, uint64_t ticket, bool returns) {
 }
 
 Proxy::Op* Proxy::new_op(Request* r) {
-  while (free_ops_.empty()) drive();
+  drive_until([&] { return !free_ops_.empty(); }, "the proxy (no free fabric operation)",
+              r ? r->pe : -1);
   Op* op = free_ops_.back();
   free_ops_.pop_back();
   *op = Op{};
@@ -174,7 +220,7 @@ Proxy::Op* Proxy::new_op(Request* r) {
 }
 
 char* Proxy::take_slot() {
-  while (free_slots_.empty()) drive();
+  drive_until([&] { return !free_slots_.empty(); }, "the proxy (no free bounce slot)", -1);
   char* s = free_slots_.back();
   free_slots_.pop_back();
   return s;
@@ -185,7 +231,7 @@ void Proxy::give_slot(char* slot) {
 }
 
 Proxy::Message* Proxy::take_message() {
-  while (free_messages_.empty()) drive();
+  drive_until([&] { return !free_messages_.empty(); }, "the proxy (no free message)", -1);
   Message* m = free_messages_.back();
   free_messages_.pop_back();
   return m;
@@ -227,7 +273,7 @@ void Proxy::start_signal(Request* r) {
     Op* op = new_op(r);
     op->kind = Op::Transfer;
     fabric_->read(r->pe, r->data_segment, at, &r->compare,
-                  std::min<uint64_t>(sizeof r->compare, r->data_end), op);
+                  std::min<uint64_t>(sizeof r->compare, r->data_end), named(op, "fi_read", r->pe));
     finish_op(r);
     return;
   }
@@ -246,7 +292,7 @@ void Proxy::complete(Request* r) {
 
 void Proxy::before_issue(int pe) {
   if (!pe_fenced_[size_t(pe)]) return;
-  while (pe_outstanding_[size_t(pe)] > 0 && !stop_) drive();
+  drive_until([&] { return pe_outstanding_[size_t(pe)] == 0 || stop_; }, "gshmem_fence", pe);
   pe_fenced_[size_t(pe)] = 0;
 }
 
@@ -288,9 +334,9 @@ void Proxy::start_transfer(Request* r, const detail::Command& c, bool write) {
     }
     void* at = memory_->fabric_address(buf);
     if (write) {
-      fabric_->write(c.pe, c.segment, c.offset + pos, at, n, op);
+      fabric_->write(c.pe, c.segment, c.offset + pos, at, n, named(op, "fi_write", c.pe));
     } else {
-      fabric_->read(c.pe, c.segment, c.offset + pos, at, n, op);
+      fabric_->read(c.pe, c.segment, c.offset + pos, at, n, named(op, "fi_read", c.pe));
     }
   }
   if (write && bounce) answer(r, 0);  // the source has been copied: the caller may reuse it
@@ -306,10 +352,10 @@ void Proxy::start_value(Request* r, const detail::Command& c, bool write) {
   op->kind = Op::Transfer;
   if (write) {
     r->operand = c.value;
-    fabric_->write(c.pe, c.segment, c.offset, &r->operand, c.bytes, op);
+    fabric_->write(c.pe, c.segment, c.offset, &r->operand, c.bytes, named(op, "fi_write", c.pe));
   } else {
     r->result = 0;  // complete() answers with it
-    fabric_->read(c.pe, c.segment, c.offset, &r->result, c.bytes, op);
+    fabric_->read(c.pe, c.segment, c.offset, &r->result, c.bytes, named(op, "fi_read", c.pe));
   }
 }
 
@@ -322,7 +368,7 @@ void Proxy::start_amo(Request* r, int pe, int segment, uint64_t offset, detail::
     o->kind = Op::Transfer;
     fabric_->atomic(pe, segment, offset, type, op, &r->operand,
                     op == AmoOp::CompareSwap ? &r->compare : nullptr,
-                    fetches(op) ? &r->result : nullptr, o);
+                    fetches(op) ? &r->result : nullptr, named(o, "fi_atomic", pe));
     return;
   }
   Message* m = take_message();
@@ -341,7 +387,7 @@ void Proxy::start_amo(Request* r, int pe, int segment, uint64_t offset, detail::
   o->kind = Op::Send;
   o->msg = m;
   ++r->pending;  // the reply
-  fabric_->send(pe, m, sizeof *m, o);
+  fabric_->send(pe, m, sizeof *m, named(o, "fi_send (atomic request)", pe));
 }
 
 void Proxy::serve(Message* m) {
@@ -370,7 +416,7 @@ void Proxy::serve(Message* m) {
   Op* o = new_op(nullptr);
   o->kind = Op::Reply;
   o->msg = reply;
-  fabric_->send(m->from, reply, sizeof *reply, o);
+  fabric_->send(m->from, reply, sizeof *reply, named(o, "fi_send (atomic reply)", m->from));
 }
 
 void Proxy::reject(const Message* m, const char* why) {
@@ -391,8 +437,8 @@ void Proxy::on_done(void* ctx, bool ok, const std::string& why) {
     return;
   }
   if (!ok) {
-    fail_("fabric operation failed" +
-          (op->req ? " (to PE " + std::to_string(op->req->pe) + ")" : std::string()) + ": " + why);
+    fail_("fabric operation failed: " + std::string(op->what ? op->what : "?") + " to PE " +
+          std::to_string(op->peer) + ": " + why);
     return;
   }
   switch (op->kind) {
@@ -435,7 +481,7 @@ void Proxy::execute(const detail::Command& c, uint64_t ticket) {
       }
       return;
     case CmdOp::Quiet:
-      while (outstanding_ > 0 && !stop_) drive();
+      drive_until([&] { return outstanding_ == 0 || stop_; }, "gshmem_quiet", -1);
       channel_.mark_quiet_done(ticket + 1);
       channel_.give_return(ticket, 0);
       return;
@@ -504,6 +550,15 @@ bool Proxy::step(bool post_only) {
 }
 
 void Proxy::run() {
+  // A transport error here has no caller to return to: it ends the job, naming the operation.
+  try {
+    loop();
+  } catch (const Error& e) {
+    fail_(e.what());
+  }
+}
+
+void Proxy::loop() {
   uint32_t idle = 0;
   while (!stop_) {
     // Waiters are driving the engine: stay out of their way (with one core per PE, a spinning
@@ -513,9 +568,8 @@ void Proxy::run() {
       continue;
     }
     bool work = false;
-    if (engine_.try_lock()) {
+    if (std::unique_lock<std::mutex> lock(engine_, std::try_to_lock); lock.owns_lock()) {
       work = step();
-      engine_.unlock();
     }
     if (work) {
       idle = 0;

@@ -43,6 +43,11 @@ struct ProxyOptions {
   // The symmetric segments are GPU memory: flush the NIC's writes before a put_signal's signal.
   bool flush_before_signal = false;
   uint64_t job_key = 0;  // carried by every message; one without it is dropped
+  // The engine's own waits (for free resources, a fence, a quiet) end the process naming
+  // themselves when the job aborts, and fail after this long without progress (GSHMEM_TIMEOUT;
+  // 0: never).
+  const AbortState* abort = nullptr;
+  double timeout_s = 0;
 };
 
 class Proxy {
@@ -78,11 +83,17 @@ class Proxy {
   struct Message;
 
   void run();
+  void loop();  // run()'s body
   void sleep();
   bool waiter_recent() const;  // a waiter drove the engine in the last few milliseconds
   bool step(bool post_only = false);
   void execute(const detail::Command& c, uint64_t ticket);
   int drive();  // progress without taking new commands; returns completions handled
+  // The engine's one wait: drive() until done() (which says so when stopping makes waiting
+  // moot), bounded as ProxyOptions says. `what` names the call it serves; `peer` the PE it waits
+  // for (-1: the first with operations outstanding).
+  template <class Done>
+  void drive_until(Done done, const char* what, int peer);
   void on_done(void* ctx, bool ok, const std::string& why);
 
   Request* new_request(int pe, uint64_t ticket, bool returns);

@@ -141,7 +141,10 @@ GSHMEM_HD inline uint64_t channel_call(const DeviceContext& c, Command cmd, Site
   cmd.returns = 1;
   uint64_t t = channel_push(c, cmd, s);
   Return* r = &c.channel->returns[t & c.channel->mask];
-  wait_for(c, s, [&] { return atomic_ref<uint64_t>(r->tag).load(acquire) == t + 1; });
+  // The answer depends on the command's peer: a timeout names it.
+  Site waiting = s;
+  if (waiting.peer < 0 && cmd.op != CmdOp::Fence && cmd.op != CmdOp::Quiet) waiting.peer = cmd.pe;
+  wait_for(c, waiting, [&] { return atomic_ref<uint64_t>(r->tag).load(acquire) == t + 1; });
   uint64_t value = r->value;
   // Read: the proxy may now hand this ticket's slots to a later command (see oldest_unread).
   atomic_ref<uint64_t>(r->tag).store(0, release);
