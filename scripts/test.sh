@@ -24,6 +24,6 @@ cmake --build "$asan" -j "$(nproc)"
 source "$root/scripts/asan_env.sh"
 # The CPU labels, less the largest duplicates (README, Reliability): CI stays within its time.
 labels='unit|mp|net|coll|moe|shmem|launcher'
-skip='_4pe_ppn2_sockets$|^mp_amo_2pe_ppn1_sockets$|^coll_(3pe|4pe|8pe)$|_gpuview$|^simt_.*_4pe'
+skip='_4pe_ppn2_sockets$|^mp_amo_2pe_ppn1_sockets$|^coll_(3pe|4pe|8pe)$|_gpuview$|^simt_.*_4pe|^soak_|^Fork[.]ChildrenAcrossNodesSockets$'
 (cd "$asan" && ctest --output-on-failure -j 2 --timeout 600 -L "$labels" -E "$skip") || status=$?
 exit $status
