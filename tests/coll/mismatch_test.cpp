@@ -13,6 +13,11 @@
 #include "gshmem/collectives.h"
 #include "gshmem/gshmem.h"
 #include "tests/common/mp_util.hpp"
+#include "tests/common/mismatch_text.hpp"
+
+using gshmem_test::odd_one;
+using gshmem_test::pes;
+using gshmem_test::split;
 
 namespace {
 
@@ -21,22 +26,6 @@ int me() {
 }
 int npes() {
   return gshmem_n_pes();
-}
-
-// "PE 0,1" for the world PEs in [lo, hi).
-std::string pes(int lo, int hi) {
-  std::string s = "PE ";
-  for (int i = lo; i < hi; ++i) s += (i > lo ? "," : "") + std::to_string(i);
-  return s;
-}
-
-// The last PE is the odd one out in every case: "PE 0..n-2 = <common>, PE n-1 = <odd>".
-std::string split(const std::string& common, const std::string& odd) {
-  return pes(0, npes() - 1) + " = " + common + ", " + pes(npes() - 1, npes()) + " = " + odd;
-}
-
-bool odd_one() {
-  return me() == npes() - 1;
 }
 
 // Symmetric buffers for the calls, and a matched AllReduce that must be exact afterwards.

@@ -13,7 +13,9 @@
 #include <rdma/fi_endpoint.h>
 #include <rdma/fi_errno.h>
 #include <sys/socket.h>
+#include <sys/ptrace.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/un.h>
 #include <sys/wait.h>
 #include <fcntl.h>
@@ -21,6 +23,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cstddef>
 #include <cstring>
 #include <fstream>
 #include <functional>
@@ -29,6 +33,7 @@
 #include <sstream>
 #include <memory>
 
+#include "host/bootstrap/node_mesh.hpp"
 #include "host/bootstrap/star.hpp"
 #include "tests/launcher/proc.hpp"
 #include "transports/proxy/amo_message.hpp"
@@ -183,9 +188,8 @@ void expect_finished_ok(const Outcome& o, int n) {
   }
 }
 
-// The IPv4 addresses process `pid` listens on, from its socket inodes and /proc/net/tcp: what
-// any local user can find out.
-std::vector<std::pair<std::string, int>> listening_ports(int pid) {
+// The inodes of the sockets process `pid` holds, from /proc/PID/fd.
+std::set<std::string> socket_inodes(int pid) {
   std::set<std::string> inodes;
   std::string fd_dir = "/proc/" + std::to_string(pid) + "/fd";
   if (DIR* d = ::opendir(fd_dir.c_str())) {
@@ -199,6 +203,13 @@ std::vector<std::pair<std::string, int>> listening_ports(int pid) {
     }
     ::closedir(d);
   }
+  return inodes;
+}
+
+// The IPv4 addresses process `pid` listens on, from its socket inodes and /proc/net/tcp: what
+// any local user can find out.
+std::vector<std::pair<std::string, int>> listening_ports(int pid) {
+  const std::set<std::string> inodes = socket_inodes(pid);
   std::vector<std::pair<std::string, int>> out;
   std::ifstream tcp("/proc/" + std::to_string(pid) + "/net/tcp");
   std::string line;
@@ -297,6 +308,84 @@ int fabric_send_from_outside(const std::string& ip, int port,
   if (fabric) fi_close(&fabric->fid);
   fi_freeinfo(info);
   return sent;
+}
+
+// ---- The node sockets ------------------------------------------------------------------------
+
+int connect_abstract(const std::string& name) {
+  int fd = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  sockaddr_un a{};
+  a.sun_family = AF_UNIX;
+  std::memcpy(a.sun_path + 1, name.data(), std::min(name.size(), sizeof a.sun_path - 1));
+  auto len = socklen_t(offsetof(sockaddr_un, sun_path) + 1 + name.size());
+  if (::connect(fd, reinterpret_cast<sockaddr*>(&a), len) != 0) {
+    ::close(fd);
+    return -1;
+  }
+  return fd;
+}
+
+// The abstract names of the gshmem node sockets process `pid` listens on, from its socket inodes
+// and /proc/net/unix (what any process in the network namespace can read).
+std::vector<std::string> node_listeners(int pid) {
+  const std::set<std::string> inodes = socket_inodes(pid);
+  std::vector<std::string> out;
+  std::ifstream unix_table("/proc/net/unix");
+  std::string line;
+  std::getline(unix_table, line);
+  while (std::getline(unix_table, line)) {
+    std::istringstream f(line);
+    std::string num, refs, proto, flags, type, state, inode, path;
+    f >> num >> refs >> proto >> flags >> type >> state >> inode >> path;
+    if (state == "01" && inodes.count(inode) && path.rfind("@gshmem-node-", 0) == 0) {
+      out.push_back(path.substr(1));
+    }
+  }
+  return out;
+}
+
+// Traces process `pid` (its main thread, which runs gshmem_init) from now on and leaves it
+// stopped right after the listen() that opened its node socket, so that the socket can be
+// attacked while the job waits for this PE: connections queue in its backlog and the PE meets
+// them, before its peers' own, when it goes on (PTRACE_DETACH). Empty, or why not.
+std::string hold_after_node_listen(int pid, double limit) {
+  if (::ptrace(PTRACE_SEIZE, pid, nullptr, reinterpret_cast<void*>(PTRACE_O_TRACESYSGOOD)) != 0) {
+    return std::string("PTRACE_SEIZE: ") + std::strerror(errno);
+  }
+  if (::ptrace(PTRACE_INTERRUPT, pid, nullptr, nullptr) != 0) {
+    return std::string("PTRACE_INTERRUPT: ") + std::strerror(errno);
+  }
+  const double end = now_s() + limit;
+  bool in_listen = false;
+  for (;;) {
+    int ws = 0;
+    if (::waitpid(pid, &ws, __WALL) != pid) return std::string("waitpid: ") + std::strerror(errno);
+    if (WIFEXITED(ws) || WIFSIGNALED(ws)) return "the PE ended before it opened its node socket";
+    if (now_s() > end) return "the PE did not open its node socket in time";
+    const int sig = WSTOPSIG(ws);
+    int deliver = 0;
+    if (sig == (SIGTRAP | 0x80)) {
+      __ptrace_syscall_info info{};
+      ::ptrace(PTRACE_GET_SYSCALL_INFO, pid, reinterpret_cast<void*>(sizeof info), &info);
+      if (info.op == PTRACE_SYSCALL_INFO_ENTRY) {
+        in_listen = info.entry.nr == SYS_listen;
+      } else if (info.op == PTRACE_SYSCALL_INFO_EXIT && in_listen && !node_listeners(pid).empty()) {
+        return "";
+      }
+    } else if (ws >> 16 != PTRACE_EVENT_STOP) {
+      deliver = sig;  // a signal for the PE: pass it on
+    }
+    if (::ptrace(PTRACE_SYSCALL, pid, nullptr, reinterpret_cast<void*>(intptr_t(deliver))) != 0) {
+      return std::string("PTRACE_SYSCALL: ") + std::strerror(errno);
+    }
+  }
+}
+
+std::string mesh_hello(const std::string& secret, int pe) {
+  gshmem::node_wire::Hello h{};
+  std::strncpy(h.secret, secret.c_str(), sizeof h.secret - 1);
+  h.pe = pe;
+  return std::string(reinterpret_cast<const char*>(&h), sizeof h);
 }
 
 }  // namespace
@@ -466,4 +555,81 @@ TEST(Hostile, FabricMessagesFromOutsideTheJob) {
   Outcome o = run.wait(60);
   expect_finished_ok(o, n);
   EXPECT_TRUE(contains(o.err, "without the job's key")) << o.describe();
+}
+
+// The node socket a PE opens during init (abstract, so any process in the network namespace can
+// reach it; its name is in /proc/net/unix). PE 2 is held just after it starts listening (ptrace),
+// while its peers wait for it; garbage, a partial hello, a silent connection, wrong secrets, PEs
+// that do not connect to it, and another user queue up there. Once it goes on it must close every
+// one (the silent and partial ones within the hello timeout) and still join its real peers, and
+// the job must finish with correct results.
+TEST(Hostile, NodeSocket) {
+  const int n = 3;
+  int port = free_port();
+  ASSERT_GT(port, 0);
+  Job job;
+  auto rank = [&](int r) {
+    return std::make_unique<Proc>(
+        std::vector<std::string>{kPe},
+        job.env({"GSHMEM_BOOTSTRAP=uid",
+                 "GSHMEM_BOOTSTRAP_UID_ADDR=127.0.0.1:" + std::to_string(port),
+                 "GSHMEM_BOOTSTRAP_UID_SECRET=hostile-test-" + std::to_string(port),
+                 "GSHMEM_RANK=" + std::to_string(r), "GSHMEM_NRANKS=" + std::to_string(n)}));
+  };
+  // Rank 2 first: it cannot reach its node socket before ranks 0 and 1 exist, so it is traced
+  // well before that.
+  std::unique_ptr<Proc> last = rank(2);
+  std::unique_ptr<Proc> r0 = rank(0), r1 = rank(1);
+  std::string why = hold_after_node_listen(last->pid(), 60);
+  if (why.rfind("PTRACE_SEIZE", 0) == 0) GTEST_SKIP() << "no ptrace here: " << why;
+  ASSERT_EQ(why, "") << last->wait(5).describe();
+  std::vector<std::string> names = node_listeners(last->pid());
+  ASSERT_EQ(names.size(), 1u);
+  std::string garbage(200, '\0');
+  for (size_t i = 0; i < garbage.size(); ++i) garbage[i] = char(i * 37 + 11);
+  const std::vector<Attack> attacks = {
+      {"garbage", garbage},
+      {"partial hello", mesh_hello("x", 0).substr(0, 20)},
+      {"silent connection", ""},
+      {"wrong secret", mesh_hello("not-the-job-secret", 0)},
+      {"empty secret", mesh_hello("", 1)},
+      {"a PE that does not connect to it", mesh_hello("not-the-job-secret", 2)},
+      {"PE out of range", mesh_hello("not-the-job-secret", 1 << 20)}};
+  std::vector<int> fds;
+  for (const Attack& a : attacks) {
+    int fd = connect_abstract(names[0]);
+    ASSERT_GE(fd, 0) << a.name << ": cannot connect: " << std::strerror(errno);
+    if (!a.bytes.empty()) {
+      ASSERT_EQ(::send(fd, a.bytes.data(), a.bytes.size(), MSG_NOSIGNAL), ssize_t(a.bytes.size()))
+          << a.name;
+    }
+    fds.push_back(fd);
+  }
+  // Another user: it connects and says hello with a secret that cannot be the job's.
+  EXPECT_EQ(
+      as_nobody([&] {
+        int fd = connect_abstract(names[0]);
+        std::string h = mesh_hello("nobody's guess", 0);
+        return fd >= 0 && ::send(fd, h.data(), h.size(), MSG_NOSIGNAL) == ssize_t(h.size()) ? 0 : 1;
+      }),
+      0);
+  ASSERT_EQ(::ptrace(PTRACE_DETACH, last->pid(), nullptr, nullptr), 0) << std::strerror(errno);
+  for (size_t i = 0; i < fds.size(); ++i) {
+    bool answered = false;
+    double t = seconds_until_closed(fds[i], 25, &answered);
+    EXPECT_GE(t, 0) << attacks[i].name << ": still open after 25 s";
+    EXPECT_FALSE(answered) << attacks[i].name << ": the PE answered it";
+    ::close(fds[i]);
+  }
+  job.finish();
+  Proc* ranks[] = {r0.get(), r1.get(), last.get()};
+  for (int r = 0; r < n; ++r) {
+    Outcome o = ranks[r]->wait(90);
+    EXPECT_TRUE(o.finished && o.exited && o.code == 0) << "rank " << r << ": " << o.describe();
+    EXPECT_TRUE(contains(o.out, "hostile-ok pe=" + std::to_string(r))) << o.describe();
+    if (r == 2) {
+      EXPECT_TRUE(contains(o.err, "not a PE of this job")) << o.describe();
+      EXPECT_TRUE(contains(o.err, "from another user")) << o.describe();
+    }
+  }
 }

@@ -8,11 +8,16 @@
 #include <string>
 
 #include "gshmem/collectives.h"
+#include "tests/common/mismatch_text.hpp"
 #include "tests/moe/moe_check.hpp"
 
 using namespace moe_test;
 using gshmem_test::job_seed;
 using gshmem_test::key;
+
+using gshmem_test::odd_one;
+using gshmem_test::pes;
+using gshmem_test::split;
 
 namespace {
 
@@ -21,18 +26,6 @@ int me() {
 }
 int npes() {
   return gshmem_n_pes();
-}
-bool odd_one() {
-  return me() == npes() - 1;
-}
-
-std::string pes(int lo, int hi) {
-  std::string s = "PE ";
-  for (int i = lo; i < hi; ++i) s += (i > lo ? "," : "") + std::to_string(i);
-  return s;
-}
-std::string split(const std::string& common, const std::string& odd) {
-  return pes(0, npes() - 1) + " = " + common + ", " + pes(npes() - 1, npes()) + " = " + odd;
 }
 
 Config shape() {
