@@ -243,8 +243,9 @@ int Job::run() {
   secret_ = sock::random_hex(16);
   job_id_ = "gshmemrun-" + std::to_string(::getpid()) + "-" + sock::random_hex(6);
   // The socket lives in a directory only this user can enter: other users cannot even connect,
-  // and the server checks each peer's user and the job secret besides.
-  dir_ = sock::private_dir("gshmemrun");
+  // and the server checks each peer's user and the job secret besides. Its name carries this
+  // process's pid, so that what is left of a job can be told from other jobs' directories.
+  dir_ = sock::private_dir("gshmemrun-" + std::to_string(::getpid()));
   if (dir_.empty()) {
     std::fprintf(stderr, "gshmemrun: cannot create a private directory for the job socket: %s\n",
                  strerror(errno));

@@ -39,15 +39,16 @@ std::vector<int> job_pids(const std::string& out) {
   return pids;
 }
 
-// New entries of dir since `before` that are still there a moment later and look like this job's:
-// a name with "gshmem" in it, or one of the job's pids. (Compilers and other tests create and
-// remove files in /tmp all the time; those are not ours.)
+// New entries of dir since `before` that are still there a moment later and are this job's: any
+// (any_new_entry), or those whose name has one of the job's pids (gshmemrun's private directory
+// is gshmemrun-PID-XXXXXX). Compilers and other tests, other gshmemrun jobs among them, create
+// and remove files in /tmp all the time; those are not ours.
 std::vector<std::string> leftovers(const std::string& dir, const std::set<std::string>& before,
                                    const std::vector<int>& pids, bool any_new_entry) {
   std::vector<std::string> found;
   for (const std::string& name : list_dir(dir)) {
     if (before.count(name)) continue;
-    bool ours = any_new_entry || contains(name, "gshmem");
+    bool ours = any_new_entry;
     for (int pid : pids) ours = ours || contains(name, std::to_string(pid));
     if (ours) found.push_back(dir + "/" + name);
   }
@@ -68,7 +69,9 @@ std::vector<std::string> leftovers(const std::string& dir, const std::set<std::s
 TEST(Launcher, KilledPeEndsTheJobCleanly) {
   std::string marker = unique_marker("fault");
   std::set<std::string> shm_before = list_dir("/dev/shm"), tmp_before = list_dir("/tmp");
-  Outcome o = run(job(4, {"barrier_loop_kill", "2", "2000", marker}), {}, 30);
+  Proc launcher(job(4, {"barrier_loop_kill", "2", "2000", marker}));
+  const int launcher_pid = launcher.pid();
+  Outcome o = launcher.wait(30);
   ASSERT_TRUE(o.finished) << o.describe();
   EXPECT_TRUE(o.exited) << o.describe();
   EXPECT_EQ(o.code, 137) << o.describe();
@@ -80,6 +83,7 @@ TEST(Launcher, KilledPeEndsTheJobCleanly) {
   EXPECT_TRUE(pids_with(marker).empty()) << "processes of the job are still running";
   std::vector<int> pids = job_pids(o.out);
   for (int pid : pids) EXPECT_NE(::kill(pid, 0), 0) << "PE process " << pid << " still exists";
+  pids.push_back(launcher_pid);
   EXPECT_EQ(leftovers("/dev/shm", shm_before, pids, true), std::vector<std::string>{});
   EXPECT_EQ(leftovers("/tmp", tmp_before, pids, false), std::vector<std::string>{});
 }
