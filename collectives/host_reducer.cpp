@@ -6,32 +6,91 @@ namespace gshmem::coll {
 
 namespace {
 
-// Tiles of the accumulator stay in L1 while every source streams through once; the per-element
-// order (left to right) is the same as reduce_elements' on the device.
-template <class T, class Op>
-void reduce_tiled(void* out, const void* const* srcs, int nsrc, size_t count) {
+// out[i] = first[i] op rest[0][i] op ... op rest[N-2][i], left to right as reduce_elements does
+// on the device, computed in Arith<T>::A. In and Out are T (converted on the way in or out) or A
+// (an accumulator that stays in A). Blocks of 64 bytes of A are reduced in registers: the block
+// loops have a fixed trip count and write only a local array, so the compiler turns them into
+// SIMD without alias checks, and out may be one of the inputs (every load of a block comes before
+// its stores).
+template <class T, class Op, int N, class In, class Out>
+void fuse(Out* out, const In* first, const T* const* rest, size_t count) {
   using Ar = Arith<T>;
   using A = typename Ar::A;
-  T* o = static_cast<T*>(out);
-  if constexpr (std::is_same_v<A, T>) {
-    if (nsrc == 2) {  // the common case (two-PE direct, ring and tree steps): one pass
-      const T* a = static_cast<const T*>(srcs[0]);
-      const T* b = static_cast<const T*>(srcs[1]);
-      for (size_t i = 0; i < count; ++i) o[i] = Op::apply(a[i], b[i]);
-      return;
+  constexpr size_t kV = sizeof(A) < 64 ? 64 / sizeof(A) : 1;
+  auto in = [](In v) -> A {
+    if constexpr (std::is_same_v<In, A>) {
+      return v;
+    } else {
+      return Ar::load(v);
     }
+  };
+  auto put = [](A v) -> Out {
+    if constexpr (std::is_same_v<Out, A>) {
+      return v;
+    } else {
+      return Ar::store(v);
+    }
+  };
+  size_t i = 0;
+  for (; i + kV <= count; i += kV) {
+    A acc[kV];
+    for (size_t j = 0; j < kV; ++j) acc[j] = in(first[i + j]);
+    for (int k = 0; k < N - 1; ++k) {
+      for (size_t j = 0; j < kV; ++j) acc[j] = Op::apply(acc[j], Ar::load(rest[k][i + j]));
+    }
+    for (size_t j = 0; j < kV; ++j) out[i + j] = put(acc[j]);
+  }
+  for (; i < count; ++i) {
+    A acc = in(first[i]);
+    for (int k = 0; k < N - 1; ++k) acc = Op::apply(acc, Ar::load(rest[k][i]));
+    out[i] = put(acc);
+  }
+}
+
+// fuse() with N = 1 + nrest, nrest from 0 to 3.
+template <class T, class Op, class In, class Out>
+void fuse_n(int nrest, Out* out, const In* first, const T* const* rest, size_t count) {
+  switch (nrest) {
+    case 0:
+      return fuse<T, Op, 1>(out, first, rest, count);
+    case 1:
+      return fuse<T, Op, 2>(out, first, rest, count);
+    case 2:
+      return fuse<T, Op, 3>(out, first, rest, count);
+    default:
+      return fuse<T, Op, 4>(out, first, rest, count);
+  }
+}
+
+// Up to 4 sources in one pass. More: tiles of an accumulator in A that stay in L1, each pass over
+// a tile taking 3 more sources, so every source still streams through memory once and the
+// accumulator never leaves A (half and bfloat16 round once, at the end).
+template <class T, class Op>
+void reduce_host(void* out, const void* const* srcs, int nsrc, size_t count) {
+  using A = typename Arith<T>::A;
+  T* o = static_cast<T*>(out);
+  const T* rest[3];
+  auto gather = [&](int from, int to, size_t base) {
+    for (int k = from; k < to; ++k) rest[k - from] = static_cast<const T*>(srcs[k]) + base;
+  };
+  const T* s0 = static_cast<const T*>(srcs[0]);
+  if (nsrc <= 4) {
+    gather(1, nsrc, 0);
+    return fuse_n<T, Op>(nsrc - 1, o, s0, rest, count);
   }
   constexpr size_t kTile = 1024;
   A acc[kTile];
   for (size_t base = 0; base < count; base += kTile) {
     const size_t m = std::min(kTile, count - base);
-    const T* s0 = static_cast<const T*>(srcs[0]) + base;
-    for (size_t i = 0; i < m; ++i) acc[i] = Ar::load(s0[i]);
-    for (int k = 1; k < nsrc; ++k) {
-      const T* s = static_cast<const T*>(srcs[k]) + base;
-      for (size_t i = 0; i < m; ++i) acc[i] = Op::apply(acc[i], Ar::load(s[i]));
+    gather(1, 4, base);
+    fuse<T, Op, 4>(acc, s0 + base, rest, m);
+    int k = 4;
+    for (; nsrc - k > 3; k += 3) {
+      gather(k, k + 3, base);
+      fuse<T, Op, 4>(acc, acc, rest, m);
     }
-    for (size_t i = 0; i < m; ++i) o[base + i] = Ar::store(acc[i]);
+    gather(k, nsrc, base);
+    fuse_n<T, Op>(nsrc - k, o + base, acc, rest, m);
   }
 }
 
@@ -52,7 +111,7 @@ HostReducer host_reducer(gshmem_datatype_t dtype, gshmem_redop_t op) {
     r.reduce_fn = visit_op(op, [](auto o) -> ReduceFn {
       using Op = decltype(o);
       if constexpr (op_exists_v<T, Op>) {
-        return &reduce_tiled<T, Op>;
+        return &reduce_host<T, Op>;
       } else {
         return nullptr;
       }

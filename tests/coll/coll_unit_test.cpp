@@ -5,6 +5,7 @@
 
 #include <cmath>
 #include <cstring>
+#include <vector>
 
 #include "collectives/host_reducer.hpp"
 #include "collectives/planner.hpp"
@@ -80,6 +81,66 @@ TEST(Numeric, OperatorsWrapAndTable) {
   float f = 7;
   gc::host_reducer(GSHMEM_FLOAT, GSHMEM_AVG).finish<gshmem::Thread>(&f, 1, 2);
   EXPECT_EQ(f, 3.5f);
+}
+
+// The host reducer against the device's reference loop (reduce_elements), bit for bit: every
+// source count the algorithms use (1 to 16, through the fused passes and the tiled accumulator),
+// lengths with and without a partial block or tile, and out as a separate buffer, the first
+// source or the last (ring and recursive doubling reduce in place).
+template <class T, class Op>
+void expect_same_as_reference(gshmem_datatype_t dtype, gshmem_redop_t op, uint32_t seed) {
+  const gc::HostReducer r = gc::host_reducer(dtype, op);
+  ASSERT_NE(r.reduce_fn, nullptr);
+  uint64_t x = seed;
+  auto next = [&] {
+    x = x * 6364136223846793005ull + 1442695040888963407ull;
+    return uint32_t(x >> 33);
+  };
+  for (size_t count : {size_t(1), size_t(15), size_t(64), size_t(1030), size_t(2500)}) {
+    for (int nsrc = 1; nsrc <= 16; ++nsrc) {
+      std::vector<std::vector<T>> in(static_cast<size_t>(nsrc), std::vector<T>(count));
+      for (auto& v : in) {
+        for (T& e : v) {
+          if constexpr (std::is_floating_point_v<T>) {
+            e = T(int(next() % 2001) - 1000) / T(7);  // inexact, so the order shows
+          } else if constexpr (std::is_same_v<T, gc::half_t> || std::is_same_v<T, gc::bfloat16_t>) {
+            e = T{uint16_t((next() & 0x3bff) | (next() & 0x8000))};  // finite
+          } else {
+            e = T(next());
+          }
+        }
+      }
+      for (int alias : {-1, 0, nsrc - 1}) {
+        std::vector<std::vector<T>> mine = in, ref = in;
+        std::vector<T> out_mine(count), out_ref(count);
+        const void* sm[16];
+        const void* sr[16];
+        for (int k = 0; k < nsrc; ++k) {
+          sm[k] = mine[size_t(k)].data();
+          sr[k] = ref[size_t(k)].data();
+        }
+        T* om = alias < 0 ? out_mine.data() : mine[size_t(alias)].data();
+        T* orf = alias < 0 ? out_ref.data() : ref[size_t(alias)].data();
+        r.reduce<gshmem::Thread>(om, sm, nsrc, count);
+        gc::reduce_elements<gshmem::Thread, T, Op>(orf, sr, nsrc, count);
+        ASSERT_EQ(std::memcmp(om, orf, count * sizeof(T)), 0)
+            << gc::dtype_name(dtype) << " " << gc::op_name(op) << " count " << count << " nsrc "
+            << nsrc << " alias " << alias;
+      }
+    }
+  }
+}
+
+TEST(Numeric, HostReducerMatchesTheReferenceBitForBit) {
+  expect_same_as_reference<float, gc::OpSum>(GSHMEM_FLOAT, GSHMEM_SUM, 1);
+  expect_same_as_reference<float, gc::OpMax>(GSHMEM_FLOAT, GSHMEM_MAX, 2);
+  expect_same_as_reference<double, gc::OpSum>(GSHMEM_DOUBLE, GSHMEM_SUM, 3);
+  expect_same_as_reference<double, gc::OpProd>(GSHMEM_DOUBLE, GSHMEM_PROD, 4);
+  expect_same_as_reference<gc::half_t, gc::OpSum>(GSHMEM_HALF, GSHMEM_SUM, 5);
+  expect_same_as_reference<gc::bfloat16_t, gc::OpSum>(GSHMEM_BFLOAT16, GSHMEM_SUM, 6);
+  expect_same_as_reference<int8_t, gc::OpSum>(GSHMEM_INT8, GSHMEM_SUM, 7);
+  expect_same_as_reference<int32_t, gc::OpMin>(GSHMEM_INT32, GSHMEM_MIN, 8);
+  expect_same_as_reference<uint64_t, gc::OpBxor>(GSHMEM_UINT64, GSHMEM_BXOR, 9);
 }
 
 gc::TeamShape shape(int nodes, int ppn, gc::LinkClass intra, gc::LinkClass inter, bool gpu) {
