@@ -160,10 +160,6 @@ struct PlanEntry {
 };
 thread_local PlanEntry t_plans[16];
 
-// Below this many bytes per PE, copying a buffer into the pool is cheaper than the extra
-// synchronisation of letting peers read it in place (the call must wait for them to finish).
-constexpr uint64_t kPublishInPlaceMin = 256u << 10;
-
 enum Buffers : unsigned { kSrc = 1, kDst = 2 };
 
 struct Request {

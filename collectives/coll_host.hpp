@@ -8,6 +8,12 @@
 
 namespace gshmem::coll {
 
+// Below this many bytes per PE (the larger of src and dst), copying a symmetric buffer into the
+// pool is cheaper than the extra synchronisation of letting peers read it in place (the call must
+// wait for them to finish). From it on, a call publishes src when this PE does not write it during
+// the call, and AllReduce (but AVG) publishes dst too (CallArgs::src_pub, dst_pub).
+inline constexpr uint64_t kPublishInPlaceMin = 256u << 10;
+
 // The shape of a team the calling PE belongs to (n == 0 when it does not).
 TeamShape team_shape(gshmem_team_t team);
 

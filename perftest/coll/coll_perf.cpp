@@ -2,11 +2,13 @@
 // (this file is compiled once per collective with COLLPERF_OP set), in nccl-tests' format.
 //
 //   gshmemrun -n 4 gshmem_allreduce_perf -b 8 -e 64M -f 2 [-n 20 -w 5 -c 1 -d float -o sum
-//                                        -r 0 --private --json]
+//                                        -r 0 --private --floor|--no-floor --json]
 //
 // Buffers come from the symmetric heap (what gshmem programs use, and what lets the direct
 // algorithms read peers' buffers in place); --private uses page-aligned malloc'd memory, as an
-// MPI program would. Exit status 1 when any value was wrong.
+// MPI program would. With the memory floor (floor.hpp; by default when the sweep reaches 1 MiB)
+// the PEs first measure memory bandwidth together, and each row ends with the fraction of the
+// floor the planner's algorithm reached. Exit status 1 when any value was wrong.
 #include <unistd.h>
 
 #include <cstdio>
@@ -17,6 +19,7 @@
 #include "collectives/coll_host.hpp"
 #include "gshmem/collectives.h"
 #include "gshmem/gshmem.h"
+#include "perftest/coll/floor.hpp"
 #include "perftest/coll/nccl_format.hpp"
 #include "perftest/common/timing.hpp"
 
@@ -149,6 +152,18 @@ struct Bench {
   }
 };
 
+// How the library publishes the buffers of a call (coll_host.hpp's kPublishInPlaceMin; in place,
+// only AllGather's src, a block of dst nobody else writes, is not written during the call).
+Buffers buffers_of(const Bench& b, const Shape& s, bool in_place) {
+  const bool big =
+      b.cfg.symmetric && std::max(s.send_count, s.recv_count) * b.es >= gc::kPublishInPlaceMin;
+  Buffers buf;
+  buf.in_place = in_place;
+  buf.src_published = big && (!in_place || b.op == Op::AllGather);
+  buf.dst_published = big && b.op == Op::AllReduce && b.cfg.redop != Redop::Avg;
+  return buf;
+}
+
 const char* describe(const gc::Plan& p, char* buf, size_t len) {
   std::snprintf(buf, len, "%s%s%s ch=%d chunk=%llu", gc::algo_name(p.algo),
                 p.algo == gc::Algo::Hier ? "+" : "",
@@ -203,7 +218,33 @@ int run(const Bench& b) {
     for (int p = 0; p < b.n; ++p)
       std::printf("#  PE %2d Pid %6d on %10s (CPU)\n", p, pids[size_t(p)], host);
   }
-  Table table(b.op, cfg, b.n, b.me == 0);
+  const bool floor = cfg.floor > 0 || (cfg.floor < 0 && cfg.base.max_size >= kFloorAuto);
+  MemoryBandwidth bw;
+  if (floor) {
+    bw = measure_memory(
+        b.n, [] { gshmem_barrier_all(); },
+        [&](double v) {
+          double most = 0;
+          gshmem_allreduce(GSHMEM_TEAM_WORLD, &most, &v, 1, GSHMEM_DOUBLE, GSHMEM_MAX, nullptr);
+          return most;
+        });
+    if (b.me == 0) {
+      std::printf(
+          "#\n# Memory floor: STREAM copy %.2f GB/s, triad %.2f GB/s per PE with %d PEs at once "
+          "(%.1f, %.1f GB/s in all; 3 arrays of %zu MiB per PE, best of %d, %.2f s)\n"
+          "# floor = time of the algorithm's memory traffic at those rates / measured time "
+          "(1: at the limit)\n",
+          bw.copy_gbps, bw.triad_gbps, b.n, bw.copy_gbps * b.n, bw.triad_gbps * b.n,
+          bw.array_bytes >> 20, bw.reps, bw.seconds);
+      if (cfg.base.json) {
+        std::printf(
+            "{\"memory\":{\"npes\":%d,\"copy_gbps\":%.6g,\"triad_gbps\":%.6g,"
+            "\"array_bytes\":%zu,\"reps\":%d,\"seconds\":%.4g}}\n",
+            b.n, bw.copy_gbps, bw.triad_gbps, bw.array_bytes, bw.reps, bw.seconds);
+      }
+    }
+  }
+  Table table(b.op, cfg, b.n, b.me == 0, floor);
   table.header();
   std::vector<std::string> plans;
   uint64_t salt = 1;
@@ -213,6 +254,12 @@ int run(const Bench& b) {
     Result oop = b.measure(s, sbuf, rbuf, false, salt += 2);
     Result ip = b.measure(s, sbuf, rbuf, true, salt += 2);
     gc::Plan p = gc::plan_for(coll_of(b.op), GSHMEM_TEAM_WORLD, s.bytes);
+    if (floor) {
+      for (bool in_place : {false, true}) {
+        Traffic t = traffic(b.op, p.algo, b.n, s, b.es, buffers_of(b, s, in_place));
+        (in_place ? ip : oop).floor_us = floor_us(t, bw);
+      }
+    }
     char desc[96];
     describe(p, desc, sizeof desc);
     table.row(s, oop, ip, std::string("\"algo\":\"") + desc + "\"");

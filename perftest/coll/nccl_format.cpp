@@ -243,9 +243,10 @@ Config parse(int argc, char** argv, const char* program, const char* what, bool 
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     bool takes = a == "-c" || a == "-d" || a == "-o" || a == "-r";
-    if (a == "--private") {
-      if (!gshmem) return fail("--private is a gshmem option");
-      cfg.symmetric = false;
+    if (a == "--private" || a == "--floor" || a == "--no-floor") {
+      if (!gshmem) return fail(a + " is a gshmem option");
+      if (a == "--private") cfg.symmetric = false;
+      if (a != "--private") cfg.floor = a == "--floor";
       continue;
     }
     if (a == "-h" || a == "--help") {
@@ -265,6 +266,9 @@ Config parse(int argc, char** argv, const char* program, const char* what, bool 
             program, what,
             gshmem ? "  --private                 buffers from malloc instead of the symmetric "
                      "heap\n"
+                     "  --floor, --no-floor       measure memory bandwidth and print the fraction "
+                     "of the\n"
+                     "                            memory floor reached (default: when MAX >= 1M)\n"
                    : "");
       }
       *exit_code = 0;
@@ -380,21 +384,24 @@ size_t count_wrong(Op c, Type t, Redop r, const void* dst, const Shape& s, int p
   return wrong;
 }
 
-Table::Table(Op c, const Config& cfg, int n, bool speak)
-    : op_(c), cfg_(cfg), n_(n), speak_(speak) {}
+Table::Table(Op c, const Config& cfg, int n, bool speak, bool floor)
+    : op_(c), cfg_(cfg), n_(n), speak_(speak), floor_(floor) {}
 
 void Table::header() {
   if (!speak_) return;
   std::printf("#\n");
   std::printf(
       "#                                                              out-of-place                "
-      "       in-place          \n");
+      "       in-place          %s\n",
+      floor_ ? "    memory floor      " : "");
   std::printf(
       "#       size         count      type   redop    root     time   algbw   busbw #wrong     "
-      "time   algbw   busbw #wrong\n");
+      "time   algbw   busbw #wrong%s\n",
+      floor_ ? "     time  floor floor_ip" : "");
   std::printf(
       "#        (B)    (elements)                               (us)  (GB/s)  (GB/s)            "
-      "(us)  (GB/s)  (GB/s)       \n");
+      "(us)  (GB/s)  (GB/s)       %s\n",
+      floor_ ? "     (us)               " : "");
   std::fflush(stdout);
 }
 
@@ -417,15 +424,37 @@ void Table::row(const Shape& s, const Result& o, const Result& ip, const std::st
                   num(r->busbw, 6).c_str());
     }
   }
+  // The fraction of the floor reached, or "-" where the algorithm's traffic is not modelled.
+  auto fraction = [](const Result& r) {
+    char buf[16] = "-";
+    if (r.floor_us > 0 && r.time_us > 0)
+      std::snprintf(buf, sizeof buf, "%.2f", r.floor_us / r.time_us);
+    return std::string(buf);
+  };
+  if (floor_) {
+    std::printf("  %7s  %5s  %7s", o.floor_us > 0 ? num(o.floor_us, 7).c_str() : "-",
+                fraction(o).c_str(), fraction(ip).c_str());
+  }
   std::printf("\n");
+  std::string floor_json;
+  if (floor_) {
+    char buf[160];
+    auto frac = [](const Result& r) {
+      return r.floor_us > 0 && r.time_us > 0 ? r.floor_us / r.time_us : 0;
+    };
+    std::snprintf(buf, sizeof buf,
+                  ",\"floor_us\":%.6g,\"floor\":%.6g,\"floor_us_ip\":%.6g,\"floor_ip\":%.6g",
+                  std::max(o.floor_us, 0.0), frac(o), std::max(ip.floor_us, 0.0), frac(ip));
+    floor_json = buf;
+  }
   if (cfg_.base.json) {
     std::printf(
         "{\"test\":\"%s\",\"npes\":%d,\"size\":%zu,\"count\":%zu,\"type\":\"%s\",\"redop\":\"%s\","
         "\"root\":%d,\"time\":%.6g,\"algbw\":%.6g,\"busbw\":%.6g,\"wrong\":%ld,\"time_ip\":%.6g,"
-        "\"algbw_ip\":%.6g,\"busbw_ip\":%.6g,\"wrong_ip\":%ld%s%s}\n",
+        "\"algbw_ip\":%.6g,\"busbw_ip\":%.6g,\"wrong_ip\":%ld%s%s%s}\n",
         op_name(op_), n_, s.bytes, s.count, type_name(cfg_.type), redop_name(cfg_.redop), root,
         o.time_us, o.algbw, o.busbw, o.wrong, ip.time_us, ip.algbw, ip.busbw, ip.wrong,
-        json_extra.empty() ? "" : ",", json_extra.c_str());
+        floor_json.c_str(), json_extra.empty() ? "" : ",", json_extra.c_str());
   }
   std::fflush(stdout);
 }

@@ -16,6 +16,11 @@
 // with '{'): {"test":"allreduce","size":8,"count":2,"type":"float","redop":"sum","root":-1,
 // "time":18.75,"algbw":0.0,"busbw":0.0,"wrong":0,"time_ip":...,"algbw_ip":...,"busbw_ip":...,
 // "wrong_ip":0} plus any extra keys the program adds (gshmem: "algo").
+//
+// gshmem's programs may add the memory floor (perftest/coll/floor.hpp) as three columns after
+// nccl-tests' ones: floor(us), the time the call's memory traffic takes at the bandwidth measured
+// in the same run (out-of-place), and floor / floor_ip, that time over the measured one (1: at
+// the limit); in JSON "floor_us", "floor", "floor_us_ip", "floor_ip".
 #pragma once
 
 #include <cstddef>
@@ -50,7 +55,12 @@ struct Config {
   Redop redop = Redop::Sum;  // -o
   int root = 0;              // -r
   bool symmetric = true;     // gshmem only: --private uses malloc'd buffers
+  int floor = -1;            // gshmem only: --floor 1, --no-floor 0, -1: when MAX >= kFloorAuto
 };
+
+// The smallest largest size of a sweep for which the floor is measured unless asked: below it
+// the synchronisation, not memory, bounds every size, and the measurement would dominate the run.
+inline constexpr size_t kFloorAuto = size_t(1) << 20;
 
 // Parses the command line (every process calls it; `speak` prints usage and errors). Sets
 // *exit_code when the program should end now (0 after -h, 2 after bad input).
@@ -78,12 +88,14 @@ size_t count_wrong(Op c, Type t, Redop r, const void* dst, const Shape& s, int p
 
 struct Result {
   double time_us = 0, algbw = 0, busbw = 0;
-  long wrong = -1;  // -1: not checked (prints N/A)
+  long wrong = -1;       // -1: not checked (prints N/A)
+  double floor_us = -1;  // the memory floor's time; 0: not modelled; < 0: not measured
 };
 
 class Table {
  public:
-  Table(Op c, const Config& cfg, int n, bool speak);
+  // floor: print the floor columns (Result::floor_us).
+  Table(Op c, const Config& cfg, int n, bool speak, bool floor = false);
   // Prints the header (nccl-tests' three lines).
   void header();
   void row(const Shape& s, const Result& out_of_place, const Result& in_place,
@@ -97,6 +109,7 @@ class Table {
   Config cfg_;
   int n_;
   bool speak_;
+  bool floor_;
   long wrong_ = 0;
   double busbw_sum_ = 0;
   int rows_ = 0;
