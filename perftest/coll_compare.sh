@@ -172,7 +172,7 @@ for op in $ops; do
             "$(awk -v t="$gt" -v b="$gb" -v l="$lb" 'BEGIN { printf "%.6g", t * b / l }')"
         fi
         if [[ $sweep == bw ]]; then
-          gv=$gb r=$(ratio "$gb" "$mb")
+          r=$(ratio "$gb" "$mb")
           target=1.2
           fl=$(best "$g" "$size" floor 1)
           [[ $fl == - ]] || fl=$(awk -v f="$fl" 'BEGIN { printf "%.2f", f }')
@@ -186,7 +186,7 @@ for op in $ops; do
             fi
           fi
         else
-          gv=$gt r=$(ratio "$mt" "$gt")
+          r=$(ratio "$mt" "$gt")
           target=1.0
           printf '%12s %12s %12s %8s   %s\n' "$size" "$gt" "$mt" "$r" "$(algo "$g" "$size")"
         fi

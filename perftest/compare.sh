@@ -3,7 +3,7 @@
 # OpenSHMEM (baselines/shmem_latency.c, built here with oshcc) and MPI RMA
 # (gshmem_mpi_rma_bench), with ratios and the two targets of the pt2pt issue.
 #
-#   perftest/compare.sh BUILD_DIR [pt2pt|fabric] [-r REPEATS]
+#   perftest/compare.sh BUILD_DIR [pt2pt|fabric] [-r REPEATS] [--plot DIR]
 #
 # fabric: the same programs across two virtual nodes (--ppn 1: every operation through the proxy
 # and libfabric) next to raw libfabric loops on the same provider (baselines/fi_rma_bench.cpp),
@@ -12,6 +12,9 @@
 # highest bandwidth): on a shared machine other processes only ever make things slower. The
 # tables of the first run are printed, then the summary. Numbers come from the programs' --json
 # lines (format: perftest/common/table.hpp). A baseline that is not installed shows as "-".
+# --plot DIR also writes PNG charts of the sized tests (put_bw, get_bw, put latency against the
+# message size: gshmem, the baselines and, for the bandwidths, the single-thread memcpy measured in
+# the same run) and their data (charts.tsv) to DIR.
 # Exit status: 0 when both targets are met, 1 when one is missed, 2 when something did not run.
 #
 # Environment: MPI_OSC (default sm) picks Open MPI's one-sided component. osc/sm is its
@@ -21,17 +24,24 @@
 set -uo pipefail
 
 usage() {
-  echo "usage: $0 BUILD_DIR [pt2pt|fabric] [-r REPEATS]" >&2
+  echo "usage: $0 BUILD_DIR [pt2pt|fabric] [-r REPEATS] [--plot DIR]" >&2
   exit 2
 }
+command_line="$0 $*"
 build=
 suite=pt2pt
 repeats=3
+plot=
 while (($#)); do
   case $1 in
     -r)
       [[ ${2:-} =~ ^[1-9][0-9]*$ ]] || usage
       repeats=$2
+      shift 2
+      ;;
+    --plot)
+      [[ -n ${2:-} ]] || usage
+      plot=$2
       shift 2
       ;;
     -h | --help) usage ;;
@@ -47,6 +57,9 @@ build=$(cd "$build" 2>/dev/null && pwd) || usage
   { echo "$0: unknown suite '$suite' (known: pt2pt, fabric)" >&2; exit 2; }
 
 here=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source=perftest/common/plot.sh
+source "$here/common/plot.sh"
+plot_init "$plot" "$command_line" || exit 2
 gshmemrun=$build/gshmemrun
 pt2pt=$build/perftest/pt2pt
 mpi_bench=$build/perftest/baselines/gshmem_mpi_rma_bench
@@ -111,6 +124,24 @@ better() {
 # Four significant digits, as the tables print them.
 short() {
   if [[ $1 == - ]]; then echo -; else awk -v v="$1" 'BEGIN { printf "%.4g", v }'; fi
+}
+
+# plot_test CHART YLABEL BEST TEST SERIES...: a chart of TEST's figure against its sizes, one
+# line per SERIES "LABEL:KIND:JOB[:KEY]" (KIND as perftest/common/plot.py takes it; KEY default
+# "value"), each point the BEST over JOB's runs. Nothing without --plot.
+plot_test() {
+  [[ -n $plot ]] || return 0
+  local chart=$1 ylabel=$2 best=$3 test=$4 sizes spec label kind job key size
+  shift 4
+  sizes=$(cat "$out"/*.[0-9]* 2>/dev/null | grep '^{' | grep -F "\"test\":\"$test\"" |
+    sed -nE 's/.*"size":([0-9]+),.*/\1/p' | sort -n | uniq)
+  for spec in "$@"; do
+    IFS=: read -r label kind job key <<<"$spec"
+    for size in $sizes; do
+      plot_point "$chart" "message size (bytes)" "$ylabel" "$label" "$kind" "$size" \
+        "$(value "$best" "$job" "$test" "$size" "" "${key:-value}")"
+    done
+  done
 }
 
 # check LABEL VALUE OP LIMIT: prints the verdict; returns 1 when missed or missing.
@@ -226,6 +257,12 @@ if [[ -x $handoff ]]; then
        "($(ratio "$floor" "$(value min g_barrier_latency barrier_latency 0 barrier_all)")x the 2-PE barrier)"
 fi
 
+plot_test "put_bw, 2 PEs (window of puts + quiet)" "bandwidth (GB/s)" max put_bw \
+  "gshmem:gshmem:g_put_bw" "MPI RMA:baseline:m_2" "memcpy, PE 0 alone:limit:g_put_bw:memcpy"
+plot_test "get_bw, 2 PEs (window of gets + quiet)" "bandwidth (GB/s)" max get_bw \
+  "gshmem:gshmem:g_get_bw" "MPI RMA:baseline:m_2" "memcpy, PE 0 alone:limit:g_get_bw:memcpy"
+plot_test "put + quiet latency, 2 PEs" "latency (us)" min put_latency \
+  "gshmem:gshmem:g_put_latency" "Open MPI OSHMEM:baseline:o_2" "MPI RMA:baseline:m_2"
 }
 
 # ---- fabric: gshmem across virtual nodes vs raw libfabric, same provider --------------------------
@@ -266,6 +303,13 @@ fabric_suite() {
   check "put 8 B latency, gshmem / raw libfabric" \
     "$(ratio "$(value min g_put_latency put_latency 8)" "$(value min raw put_latency 8)")" "<=" 1.5 ||
     missed=1
+  local via="2 virtual nodes, $provider"
+  plot_test "put_bw, $via" "bandwidth (GB/s)" max put_bw "gshmem:gshmem:g_put_bw" \
+    "raw libfabric:baseline:raw"
+  plot_test "get_bw, $via" "bandwidth (GB/s)" max get_bw "gshmem:gshmem:g_get_bw" \
+    "raw libfabric:baseline:raw"
+  plot_test "put + quiet latency, $via" "latency (us)" min put_latency \
+    "gshmem:gshmem:g_put_latency" "raw libfabric:baseline:raw"
 }
 
 missed=0
@@ -274,5 +318,6 @@ case $suite in
   pt2pt) pt2pt_suite ;;
   fabric) fabric_suite ;;
 esac
+plot_make || broken=1
 if ((broken)); then exit 2; fi
 exit $missed

@@ -12,6 +12,9 @@
 #     --ppn K        gshmem across virtual nodes of K PEs (every batch through the network
 #                    transport); MPI stays on its shared-memory path
 #     --full         prefill token counts too (up to 4096 per rank)
+#     --plot DIR     also write PNG charts (dispatch + combine time and each direction's GB/s
+#                    against the bytes a rank dispatches, gshmem beside MPI) and their data
+#                    (charts.tsv) to DIR
 #     PROGRAM_ARGS   passed to both programs (e.g. -n 50 -w 5, or -e 32)
 #
 # Target (the MoE issue), within one node: for 1 to 128 tokens per rank, dispatch + combine at
@@ -20,9 +23,10 @@
 set -uo pipefail
 
 usage() {
-  sed -n '2,20p' "$0" >&2
+  sed -n '2,23p' "$0" >&2
   exit 2
 }
+command_line="$0 $*"
 [[ $# -ge 1 ]] || usage
 build=$(cd "$1" 2>/dev/null && pwd) || usage
 shift
@@ -32,8 +36,10 @@ repeats=3
 ppn=()
 full=()
 extra=()
+plot=
 while [[ $# -gt 0 ]]; do
   case $1 in
+    --plot) plot=${2:?--plot needs a directory}; shift 2 ;;
     -p) pes=$2; shift 2 ;;
     -s) shapes=$2; shift 2 ;;
     -R) repeats=$2; shift 2 ;;
@@ -44,6 +50,9 @@ while [[ $# -gt 0 ]]; do
   esac
 done
 
+# shellcheck source=perftest/common/plot.sh
+source "$(cd "$(dirname "$0")" && pwd)/common/plot.sh"
+plot_init "$plot" "$command_line" || exit 2
 gshmemrun=$build/gshmemrun
 gprog=$build/perftest/moe/gshmem_moe_a2a_perf
 mprog=$build/perftest/moe/gshmem_mpi_moe_a2a
@@ -78,11 +87,12 @@ run() {
   fi
 }
 
-# best FILE TOKENS KEY: the smallest KEY over the JSON rows of TOKENS, or "-".
+# best FILE TOKENS KEY [MAX]: the smallest (MAX=1: largest) KEY over the JSON rows of TOKENS,
+# or "-".
 best() {
   grep -s '^{' "$1" | grep -F "\"tokens\":$2," |
     sed -nE "s/.*\"$3\":(-?[0-9.eE+-]+).*/\1/p" |
-    awk 'NR == 1 || $1 < b { b = $1 } END { if (NR) print b; else print "-" }'
+    awk -v max="${4:-0}" 'NR == 1 || (max ? $1 > b : $1 < b) { b = $1 } END { if (NR) print b; else print "-" }'
 }
 
 ratio() {
@@ -114,6 +124,21 @@ for n in $pes; do
       r=$(ratio "$mt" "$gt")
       printf '%8s %11s %11s %11s %11s %11s %11s %7s\n' "$tokens" "$gd" "$gc" "$gt" "$md" "$mc" \
         "$mt" "$r"
+      if [[ -n $plot ]]; then
+        # x: the bytes a rank dispatches (the rows' size), the same for both programs.
+        size=$(grep -s '^{' "$g" | grep -F "\"tokens\":$tokens," | head -n 1 |
+          sed -nE 's/.*"size":([0-9]+),.*/\1/p')
+        where="$shape, $n PEs${ppn:+ (gshmem ${ppn[*]})}"
+        x="bytes a rank dispatches"
+        plot_point "$where: dispatch + combine" "$x" "time (us)" gshmem gshmem "$size" "$gt"
+        plot_point "$where: dispatch + combine" "$x" "time (us)" MPI baseline "$size" "$mt"
+        for dir in dispatch combine; do
+          plot_point "$where: bandwidth" "$x" "GB/s (a rank's bytes / time)" "gshmem $dir" gshmem \
+            "$size" "$(best "$g" "$tokens" "${dir}_bw" 1)"
+          plot_point "$where: bandwidth" "$x" "GB/s (a rank's bytes / time)" "MPI $dir" baseline \
+            "$size" "$(best "$m" "$tokens" "${dir}_bw" 1)"
+        done
+      fi
       if ((${#ppn[@]} == 0 && tokens <= 128)) && [[ $r != - ]] &&
         ! awk -v r="$r" 'BEGIN { exit !(r >= 1.5) }'; then
         missed=1
@@ -136,5 +161,6 @@ elif ((${#summary[@]})); then
 else
   echo "# target met: dispatch + combine >= 1.5x faster than MPI for 1-128 tokens per rank"
 fi
+plot_make || broken=1
 if ((broken)); then exit 2; fi
 exit $missed

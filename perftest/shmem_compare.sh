@@ -9,40 +9,51 @@
 #   Open MPI  the same source built with Open MPI's oshcc, run with its oshrun (its 4.1.4 build
 #           crashes in shmem_finalize after printing everything: tolerated)
 #
-#   perftest/shmem_compare.sh BUILD_DIR [-r REPEATS] [-n ITERS] [-p NPES]
+#   perftest/shmem_compare.sh BUILD_DIR [-r REPEATS] [-n ITERS] [-p NPES] [--plot DIR]
 #
 # Every program runs REPEATS times (default 5), interleaved, and each figure is the best (lowest)
 # of its runs: on a shared machine the other processes only ever add time. 2 PEs unless -p.
+# --plot DIR: put and get run over 8 B .. 64 KiB instead of 8 B alone, and DIR gets PNG charts
+# of their latency against the message size (each way of building the program, Open MPI beside
+# them) and the charts' data (charts.tsv).
 # Exit status: 0 when the layer is within TOL (default 0.10, i.e. 10%) of the C API and of Open
 # MPI on the target rows (put and get of 8 B, p + quiet, fetch_add, barrier_all), 1 when one is
 # missed, 2 when something did not build or run.
 set -uo pipefail
 
 usage() {
-  echo "usage: $0 BUILD_DIR [-r REPEATS] [-n ITERS] [-p NPES]" >&2
+  echo "usage: $0 BUILD_DIR [-r REPEATS] [-n ITERS] [-p NPES] [--plot DIR]" >&2
   exit 2
 }
+command_line="$0 $*"
 [[ $# -ge 1 ]] || usage
 build=$(cd "$1" 2>/dev/null && pwd) || usage
 shift
 repeats=5
 iters=20000
 npes=2
-while getopts "r:n:p:" opt; do
-  case $opt in
-  r) repeats=$OPTARG ;;
-  n) iters=$OPTARG ;;
-  p) npes=$OPTARG ;;
+plot=
+while [[ $# -gt 0 ]]; do
+  case $1 in
+  -r) repeats=${2:?}; shift 2 ;;
+  -n) iters=${2:?}; shift 2 ;;
+  -p) npes=${2:?}; shift 2 ;;
+  --plot) plot=${2:?}; shift 2 ;;
   *) usage ;;
   esac
 done
 tol=${TOL:-0.10}
 
 here=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source=perftest/common/plot.sh
+source "$here/common/plot.sh"
+plot_init "$plot" "$command_line" || exit 2
 src=$here/baselines/shmem_latency.c
 osh=$build/host/shmem/build-tree
 flags=(-O2 -Wall -Wextra -Wno-unused-parameter)
-args=(--json -b 8 -e 8 -n "$iters" -w $((iters / 20)))
+max_size=8
+[[ -n $plot ]] && max_size=64K
+args=(--json -b 8 -e "$max_size" -n "$iters" -w $((iters / 20)))
 limit=300 # seconds for any one job
 
 out=$(mktemp -d)
@@ -83,15 +94,17 @@ for ((r = 1; r <= repeats; ++r)); do
   fi
   for prog in "${cxx[@]}"; do
     run "cxx_$prog" "$r" "$build/gshmemrun" -n "$npes" "$build/perftest/pt2pt/gshmem_$prog" \
-      --json -b 8 -e 8 -n "$iters" -w $((iters / 20))
+      --json -b 8 -e "$max_size" -n "$iters" -w $((iters / 20))
   done
 done
 for ((r = 1; r <= repeats; ++r)); do cat "$out"/cxx_*."$r" 2>/dev/null >"$out/cxx.$r"; done
 
-# best NAME TEST [OP]: the lowest value of TEST (size 8 or 0, op OP) over NAME's runs, or "-".
+# best NAME TEST [OP] [SIZE]: the lowest value of TEST (size SIZE, default 8 or 0, op OP) over
+# NAME's runs, or "-".
 best() {
-  local name=$1 test=$2 op=${3:-}
+  local name=$1 test=$2 op=${3:-} size=${4:-}
   cat "$out/$name".* 2>/dev/null | grep -F "\"test\":\"$test\"" |
+    { if [[ -n $size ]]; then grep -F "\"size\":$size,"; else grep -E '"size":(8|0),'; fi; } |
     { if [[ -n $op ]]; then grep -F "\"op\":\"$op\""; else cat; fi; } |
     sed -nE 's/.*"value":(-?[0-9.eE+-]+).*/\1/p' | sort -g | head -n 1 | grep . || echo -
 }
@@ -144,4 +157,20 @@ row "fetch" atomic_latency fetch 0
 row "barrier_all" barrier_latency barrier_all 1
 row "sync_all" barrier_latency sync_all 0
 echo "# rows marked ok/SLOWER are the targets: layer within ${tol} of the C API and of Open MPI"
+
+if [[ -n $plot ]]; then
+  for test in put_latency get_latency; do
+    chart="${test%_latency} latency, $npes PEs, one OpenSHMEM program built four ways"
+    for size in $(cat "$out"/*.[0-9]* 2>/dev/null | grep -F "\"test\":\"$test\"" |
+      sed -nE 's/.*"size":([0-9]+),.*/\1/p' | sort -n | uniq); do
+      for spec in "gshmem layer:gshmem:layer" "gshmem C API:gshmem:capi" \
+        "gshmem C++ perftest:gshmem:cxx" "Open MPI:baseline:ompi"; do
+        IFS=: read -r label kind name <<<"$spec"
+        plot_point "$chart" "message size (bytes)" "latency (us)" "$label" "$kind" \
+          "$size" "$(best "$name" "$test" "" "$size")"
+      done
+    done
+  done
+  plot_make || exit 2
+fi
 exit $missed
