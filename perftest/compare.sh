@@ -27,7 +27,7 @@ usage() {
   echo "usage: $0 BUILD_DIR [pt2pt|fabric] [-r REPEATS] [--plot DIR]" >&2
   exit 2
 }
-command_line="$0 $*"
+command_line="$0$(printf ' %q' "$@")"
 build=
 suite=pt2pt
 repeats=3

@@ -26,7 +26,7 @@ usage() {
   sed -n '2,23p' "$0" >&2
   exit 2
 }
-command_line="$0 $*"
+command_line="$0$(printf ' %q' "$@")"
 [[ $# -ge 1 ]] || usage
 build=$(cd "$1" 2>/dev/null && pwd) || usage
 shift

@@ -25,7 +25,7 @@ usage() {
   echo "usage: $0 BUILD_DIR [-r REPEATS] [-n ITERS] [-p NPES] [--plot DIR]" >&2
   exit 2
 }
-command_line="$0 $*"
+command_line="$0$(printf ' %q' "$@")"
 [[ $# -ge 1 ]] || usage
 build=$(cd "$1" 2>/dev/null && pwd) || usage
 shift
