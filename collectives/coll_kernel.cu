@@ -1,12 +1,23 @@
-// The kernel of the stream-ordered collectives on a GPU heap, and its launch. One kernel for every
-// collective, type and operator: the algorithms are the same code for every type, so they are
-// compiled once (run_channel<Block, KernelReducer>) and the reducer picks the typed loop at run
-// time in a function of its own (not inlined into each of the algorithms' call sites), which keeps
-// the library's build to one instantiation of the algorithm set per GPU architecture.
+// The kernels of the stream-ordered collectives on a GPU heap, and their launch. One kernel per
+// collective and algorithm (two for Hier's AllReduce, by its cross-node algorithm), for every
+// type and operator: the algorithms are the same code for every type, so each is compiled once
+// (run_channel_as<Block, KernelReducer, ...>) and the reducer picks the typed loop at run time in
+// a function of its own, shared by all kernels (not inlined into each of the algorithms' call
+// sites).
+//
+// Registers: a kernel gets those of its largest path, 128 per thread at 512 threads. Compiled
+// per algorithm only (every collective of it behind a switch), from a modified copy of the
+// Workspace parameter, with the recursive doubling and Bruck links in arrays indexed by the
+// round, the kernels spilled up to 1.7 KB with stack frames up to 3.3 KB, and ptxas took about
+// 3 minutes per architecture on 2 cores. scripts/ptxas_report.py prints ptxas's figures; the
+// tests coll_kernel_ptxas_sm* (label cuda) fail when a kernel spills beyond the known budgets
+// (tests/CMakeLists.txt).
 #include <cuda_runtime_api.h>
 
+#include <array>
 #include <cstdio>
 #include <string>
+#include <utility>
 
 #include "collectives/coll_launch.hpp"
 #include "gshmem/coll/algorithms.cuh"
@@ -129,33 +140,25 @@ struct KernelReducer {
   }
 };
 
-// Wait diagnostics print the call's name: it must be a string the device can read.
-__device__ const char* call_name(Coll c) {
-  switch (c) {
-    case Coll::AllReduce:
-      return "gshmem_allreduce (stream)";
-    case Coll::Reduce:
-      return "gshmem_reduce (stream)";
-    case Coll::AllGather:
-      return "gshmem_allgather (stream)";
-    case Coll::ReduceScatter:
-      return "gshmem_reducescatter (stream)";
-    case Coll::Broadcast:
-      return "gshmem_broadcast (stream)";
-    case Coll::AllToAll:
-      return "gshmem_alltoall (stream)";
-  }
-  return "gshmem collective (stream)";
-}
+// Wait diagnostics print the call's name: a string the device can read, which the launch puts
+// in the Workspace (ws.call) by its device address.
+constexpr int kNameBytes = 32;
+__device__ const char kCallNames[kNumColls][kNameBytes] = {
+    "gshmem_allreduce (stream)",     "gshmem_reduce (stream)",    "gshmem_allgather (stream)",
+    "gshmem_reducescatter (stream)", "gshmem_broadcast (stream)", "gshmem_alltoall (stream)"};
+static_assert(int(Coll::AllReduce) == 0 && int(Coll::Reduce) == 1 && int(Coll::AllGather) == 2 &&
+              int(Coll::ReduceScatter) == 3 && int(Coll::Broadcast) == 4 &&
+              int(Coll::AllToAll) == 5);
 
 // The call's number on the team, from the counter in the team's collective area (word 0 of its
 // header, the word CPU PEs count in), read by every block and advanced once by the last block to
 // read it (word 1 counts the readers). It is read here, not fixed at enqueue time, so that a CUDA
 // graph replaying the kernel makes a new call each time: tags must grow from call to call. The
 // kernels of one PE's collectives run one after another (the pool is shared), so the count is the
-// same on every member that makes the same calls.
-__device__ uint64_t claim_seq(const Workspace& ws) {
-  __shared__ uint64_t seq;
+// same on every member that makes the same calls. The algorithms read it from the block's shared
+// word (detail::call_seq, for a Workspace whose seq is 0).
+__device__ void claim_seq(const Workspace& ws) {
+  uint64_t& seq = detail::kernel_call_seq();
   if (threadIdx.x == 0) {
     uint64_t* words = reinterpret_cast<uint64_t*>(ws.c.heap.base + ws.area_off);
     cuda::atomic_ref<uint64_t, cuda::thread_scope_device> calls(words[0]), readers(words[1]);
@@ -168,69 +171,87 @@ __device__ uint64_t claim_seq(const Workspace& ws) {
     seq = last + 1;
   }
   __syncthreads();
-  return seq;
 }
 
-// One kernel per algorithm (run_channel's kAlgo; two for Hier, by its cross-node algorithm).
-// Compiled as one kernel with a switch over every algorithm, ptxas gave it 64 registers at 512
-// threads (its default aims at two blocks per SM) and about 11 KB of spill stores and 31 KB of
-// spill loads; minBlocks 1 lets it use 128, and each algorithm alone needs fewer of them.
-template <Algo A, Algo Sub = Algo::Auto>
+// One kernel per collective and algorithm that runs it (runs_as); Sub is Hier's cross-node
+// algorithm (Ring or RecDbl; unused by the others). minBlocks 1: 128 registers per thread at 512
+// threads (ptxas's default aims at two blocks per SM, 64 registers). ws is used as it came (seq
+// 0, call set by the launch): its fields are then read from the parameter space where they are
+// used, while a modified copy would hold them in registers for the whole kernel.
+template <Coll C, Algo A, Algo Sub>
 __global__ void __launch_bounds__(kThreads, 1)
-    coll_kernel(Workspace ws, Coll coll, KernelReducer r, CallArgs a) {
-  ws.call = call_name(coll);
-  ws.seq = claim_seq(ws);
-  run_channel<Block, KernelReducer, A, Sub>(ws, coll, r, a, int(blockIdx.x));
+    coll_kernel(const Workspace ws, KernelReducer r, CallArgs a) {
+  claim_seq(ws);
+  run_channel_as<Block, KernelReducer, C, A, Sub>(ws, r, a, int(blockIdx.x));
   if (a.src_pub || a.dst_pub) release_user_buffers<Block>(ws);
 }
 
-using Kernel = void (*)(Workspace, Coll, KernelReducer, CallArgs);
+using Kernel = void (*)(const Workspace, KernelReducer, CallArgs);
 
-constexpr Kernel kKernels[] = {
-    coll_kernel<Algo::Direct>,
-    coll_kernel<Algo::Direct2>,
-    coll_kernel<Algo::Ring>,
-    coll_kernel<Algo::Tree>,
-    coll_kernel<Algo::RecDbl>,
-    coll_kernel<Algo::Hier, Algo::Ring>,
-    coll_kernel<Algo::Hier, Algo::RecDbl>,
-    coll_kernel<Algo::Pairwise>,
-};
+// kKernels[c][a]: the kernel of collective c run by algorithm a, nullptr where a does not
+// implement c. Column kHierRd is Hier with recursive doubling across nodes (column Hier: with the
+// ring).
+constexpr int kHierRd = kNumAlgos;
+constexpr int kColumns = kNumAlgos + 1;
+using KernelRow = std::array<Kernel, kColumns>;
 
-// The kernel of a plan; nullptr for a plan without an algorithm.
-Kernel kernel_for(const Workspace& ws) {
-  switch (ws.algo) {
-    case Algo::Direct:
-      return kKernels[0];
-    case Algo::Direct2:
-      return kKernels[1];
-    case Algo::Ring:
-      return kKernels[2];
-    case Algo::Tree:
-      return kKernels[3];
-    case Algo::RecDbl:
-      return kKernels[4];
-    case Algo::Hier:
-      return ws.sub == Algo::RecDbl ? kKernels[6] : kKernels[5];
-    case Algo::Pairwise:
-      return kKernels[7];
-    default:
-      return nullptr;
+template <Coll C, int A>
+constexpr Kernel kernel_of() {
+  if constexpr (A == kHierRd) {
+    if constexpr (implements(Algo::Hier, C)) return coll_kernel<C, Algo::Hier, Algo::RecDbl>;
+    return nullptr;
+  } else if constexpr (implements(Algo(A), C)) {
+    return coll_kernel<C, Algo(A), Algo::Ring>;
+  } else {
+    return nullptr;
+  }
+}
+
+template <Coll C, int... A>
+constexpr KernelRow kernel_row(std::integer_sequence<int, A...>) {
+  return {kernel_of<C, A>()...};
+}
+
+template <int... C>
+constexpr std::array<KernelRow, kNumColls> kernel_table(std::integer_sequence<int, C...>) {
+  return {kernel_row<Coll(C)>(std::make_integer_sequence<int, kColumns>{})...};
+}
+
+constexpr std::array<KernelRow, kNumColls> kKernels =
+    kernel_table(std::make_integer_sequence<int, kNumColls>{});
+
+// The kernel of a call's plan: what run_channel would run (runs_as); nullptr for a plan without an
+// algorithm.
+Kernel kernel_for(Coll coll, const Workspace& ws) {
+  if (ws.algo == Algo::Auto || int(ws.algo) >= kNumAlgos || int(coll) >= kNumColls) return nullptr;
+  const Algo a = runs_as(ws.algo, coll);
+  const int column = a == Algo::Hier && ws.sub == Algo::RecDbl ? kHierRd : int(a);
+  return kKernels[size_t(coll)][size_t(column)];
+}
+
+// Calls f(kernel) for every kernel of the table.
+template <class F>
+void for_each_kernel(F&& f) {
+  for (const KernelRow& row : kKernels) {
+    for (Kernel k : row) {
+      if (k) f(k);
+    }
   }
 }
 
 [[maybe_unused]] const bool coll_kernels_registered = [] {
-  for (Kernel k : kKernels) {
+  for_each_kernel([](Kernel k) {
     gpu::register_kernel(reinterpret_cast<const void*>(k), "the collective kernels");
-  }
+  });
   return true;
 }();
 
 // What one device can hold of the kernel, asked once per device.
 struct DeviceLimits {
   bool known = false;
-  int max_blocks = 0;     // resident at once: blocks per SM x SMs
-  bool pageable = false;  // kernels may read pageable host memory (HMM/ATS)
+  int max_blocks = 0;                // resident at once: blocks per SM x SMs
+  bool pageable = false;             // kernels may read pageable host memory (HMM/ATS)
+  const char* call_names = nullptr;  // kCallNames on the device
 };
 
 const DeviceLimits& limits(int device, const char* call) {
@@ -240,16 +261,20 @@ const DeviceLimits& limits(int device, const char* call) {
     int sms = 0, per_sm = 1 << 30, pageable = 0;
     gpu::cuda_check(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device), call,
                     "cudaDeviceGetAttribute(MultiProcessorCount)");
-    for (Kernel k : kKernels) {  // the least any of them allows
+    for_each_kernel([&](Kernel k) {  // the least any of them allows
       int n = 0;
       gpu::cuda_check(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&n, k, kThreads, 0), call,
                       "cudaOccupancyMaxActiveBlocksPerMultiprocessor (collective kernel)");
       per_sm = n < per_sm ? n : per_sm;
-    }
+    });
     if (cudaDeviceGetAttribute(&pageable, cudaDevAttrPageableMemoryAccess, device) != cudaSuccess) {
       (void)cudaGetLastError();
       pageable = 0;
     }
+    void* names = nullptr;
+    gpu::cuda_check(cudaGetSymbolAddress(&names, kCallNames), call,
+                    "cudaGetSymbolAddress (collective call names)");
+    l.call_names = static_cast<const char*>(names);
     l.max_blocks = sms * per_sm;
     l.pageable = pageable != 0;
     l.known = true;
@@ -292,6 +317,9 @@ void launch_call(gpu::Queue& q, const char* call, const GpuCall& c) {
   }
   cudaStream_t s = static_cast<cudaStream_t>(c.stream);  // nullptr: the legacy default stream
   CallArgs a = c.args;
+  Workspace ws = c.ws;
+  ws.seq = 0;  // the kernel claims it (detail::call_seq)
+  ws.call = l.call_names + size_t(c.coll) * kNameBytes;
   void* staged = nullptr;
   if (c.stage_src && c.src_bytes) {
     // Stream-ordered scratch: the copy, the kernel and the release are all on s (and in a graph,
@@ -302,12 +330,12 @@ void launch_call(gpu::Queue& q, const char* call, const GpuCall& c) {
                     "cudaMemcpyAsync (staging src)");
     a.src = staged;
   }
-  const Kernel kernel = kernel_for(c.ws);
+  const Kernel kernel = kernel_for(c.coll, c.ws);
   if (!kernel) {
     throw Error(GSHMEM_ERROR_INTERNAL, call, "",
                 "the plan names no algorithm (" + std::to_string(int(c.ws.algo)) + ")");
   }
-  kernel<<<c.ws.nch, kThreads, 0, s>>>(c.ws, c.coll, KernelReducer{c.dtype, c.op, c.es}, a);
+  kernel<<<ws.nch, kThreads, 0, s>>>(ws, KernelReducer{c.dtype, c.op, c.es}, a);
   cudaError_t rc = cudaGetLastError();
   if (staged) {
     cudaError_t frc = cudaFreeAsync(staged, s);

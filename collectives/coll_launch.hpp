@@ -15,7 +15,8 @@ class Queue;
 namespace gshmem::coll {
 
 // One call as the kernel needs it. ws.c is the kernel-usable context and ws.team its team entry
-// (member list in memory the GPU reads); ws.seq and ws.call are set by the kernel itself.
+// (member list in memory the GPU reads); the launch sets ws.call and the kernel claims the call
+// number (ws.seq 0: detail::call_seq).
 struct GpuCall {
   Workspace ws;
   Coll coll;

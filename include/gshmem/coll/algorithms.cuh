@@ -34,15 +34,22 @@ GSHMEM_HD constexpr bool implements(Algo algo, Coll coll) {
   }
 }
 
-// Runs channel ch of a call on this PE. `a.root` is a team index. Reductions end with R::finish
-// (AVG's division) on the part of dst this channel wrote. kAlgo, when not Auto, is the plan's
-// algorithm (ws.algo) fixed at compile time, and kSub likewise Hier's cross-node one (ws.sub): the
-// collective kernel is compiled once per algorithm, so that each kernel holds only its own
-// algorithm's code and gets the registers for it.
-template <class G, class R, Algo kAlgo = Algo::Auto, Algo kSub = Algo::Auto>
-GSHMEM_HD void run_channel(const Workspace& ws, Coll coll, const R& r, const CallArgs& a, int ch) {
-  const Algo algo = kAlgo == Algo::Auto ? ws.algo : kAlgo;
-  const Algo sub = kSub == Algo::Auto ? ws.sub : kSub;
+// The algorithm whose code runs `coll` when the plan names `algo`: algo itself where it
+// implements the collective, else the ring (the pairwise exchange for AlltoAll). The collective
+// kernel is compiled once per (collective, algorithm that runs), so this is its key too.
+GSHMEM_HD constexpr Algo runs_as(Algo algo, Coll coll) {
+  if (implements(algo, coll)) return algo;
+  return coll == Coll::AllToAll ? Algo::Pairwise : Algo::Ring;
+}
+
+namespace detail {
+
+// run_channel's body, with the collective, the algorithm (runs_as) and Hier's cross-node
+// algorithm as arguments. Inlined, so that where they are constants (the collective kernel) only
+// the one algorithm's code is left: each kernel then gets the registers for it alone.
+template <class G, class R>
+GSHMEM_HD GSHMEM_INLINE void run_plan(const Workspace& ws, Coll coll, Algo algo, Algo sub,
+                                      const R& r, const CallArgs& a, int ch) {
   const Peers P = whole_team(ws);
   const size_t es = r.esize();
   uint32_t round = 0;
@@ -128,6 +135,25 @@ GSHMEM_HD void run_channel(const Workspace& ws, Coll coll, const R& r, const Cal
   const Range cr = split(a.count, ws.nch, ch);
   r.template finish<G>(static_cast<char*>(a.dst) + cr.lo * es, cr.size(), P.n);
   G::sync();
+}
+
+}  // namespace detail
+
+// Runs channel ch of a call on this PE with the plan's algorithm (ws.algo; ws.sub for Hier).
+// `a.root` is a team index. Reductions end with R::finish (AVG's division) on the part of dst
+// this channel wrote.
+template <class G, class R>
+GSHMEM_HD void run_channel(const Workspace& ws, Coll coll, const R& r, const CallArgs& a, int ch) {
+  detail::run_plan<G>(ws, coll, runs_as(ws.algo, coll), ws.sub, r, a, ch);
+}
+
+// The same with the collective and the algorithm fixed at compile time (kAlgo ==
+// runs_as(ws.algo, kColl), kSub == ws.sub for Hier): what the collective kernel runs, one
+// instantiation per (collective, algorithm).
+template <class G, class R, Coll kColl, Algo kAlgo, Algo kSub = Algo::Ring>
+GSHMEM_HD void run_channel_as(const Workspace& ws, const R& r, const CallArgs& a, int ch) {
+  static_assert(runs_as(kAlgo, kColl) == kAlgo, "kAlgo must implement kColl");
+  detail::run_plan<G>(ws, kColl, kAlgo, kSub, r, a, ch);
 }
 
 // After every channel of a call that published user buffers (CallArgs::src_pub / dst_pub):

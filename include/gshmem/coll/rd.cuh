@@ -27,10 +27,15 @@ GSHMEM_HD GSHMEM_INLINE RdShape rd_shape(int n) {
   return s;
 }
 
-// The links of one PE, continued across calls of rd_allreduce_range within a collective.
+// The links of one PE, continued across calls of rd_allreduce_range within a collective. Round
+// k's links go both ways to the partner me ^ 2^k (receive region 1 + k at either end), and every
+// round makes one step per chunk on both, so all of them share one step count and one granted
+// total, and each is made when used (rd_round): an array of links indexed by the round would live
+// in a kernel's local memory.
 struct RdLinks {
   Link fold_send, fold_recv;  // helper <-> main
-  Link send[16], recv[16];    // round k partner
+  uint32_t step;              // steps made on every round link, each way
+  uint32_t total;             // steps granted on the inbound round links
 };
 
 GSHMEM_HD inline RdLinks rd_links(const Peers& P, const RdShape& s) {
@@ -45,11 +50,13 @@ GSHMEM_HD inline RdLinks rd_links(const Peers& P, const RdShape& s) {
     k.fold_send = make_link(P.member(me + s.pow2), 0, 0);
     k.fold_recv = make_link(P.member(me + s.pow2), 0, 0);
   }
-  for (int r = 0; r < s.log2; ++r) {
-    k.send[r] = make_link(P.member(me ^ (1 << r)), 1 + r, 0);
-    k.recv[r] = make_link(P.member(me ^ (1 << r)), 1 + r, 0);
-  }
   return k;
+}
+
+// Round r's link (either way: the same peer, region and count). A send or a release advances the
+// copy only; the caller advances k.step once per chunk, after every round.
+GSHMEM_HD GSHMEM_INLINE Link rd_round(const Peers& P, const RdLinks& k, int r) {
+  return {P.member(P.me ^ (1 << r)), 1 + r, k.step, k.total};
 }
 
 // Grants the inbound links `steps` more steps (one per chunk).
@@ -59,7 +66,11 @@ GSHMEM_HD void rd_grant(const Workspace& ws, const Peers& P, const RdShape& s, i
   const bool has_fold = P.me >= s.pow2 || P.me + s.pow2 < P.n;
   if (has_fold) detail::recv_grant<G>(ws, ch, k.fold_recv, k.fold_recv.step + steps);
   if (P.me >= s.pow2) return;
-  for (int r = 0; r < s.log2; ++r) detail::recv_grant<G>(ws, ch, k.recv[r], k.recv[r].step + steps);
+  k.total = uint32_t(k.step + steps);
+  for (int r = 0; r < s.log2; ++r) {
+    Link in = rd_round(P, k, r);
+    detail::recv_grant<G>(ws, ch, in, k.total);
+  }
 }
 
 // AllReduce of elements [lo, hi) of src into dst, chunks of E; one step per chunk on each link.
@@ -87,15 +98,17 @@ GSHMEM_HD void rd_allreduce_range(const Workspace& ws, const Peers& P, const Pus
       copy<G>(acc, src + base * es, m * es);
     }
     for (int rd = 0; rd < s.log2; ++rd) {
-      send<G>(ws, L, ch, k.send[rd], acc, m * es);
-      const char* theirs = recv_wait<G>(ws, L, ch, k.recv[rd]);
+      Link out = rd_round(P, k, rd), in = out;
+      send<G>(ws, L, ch, out, acc, m * es);
+      const char* theirs = recv_wait<G>(ws, L, ch, in);
       if (me < (me ^ (1 << rd))) {
         reduce2<G>(r, acc, acc, theirs, m);
       } else {
         reduce2<G>(r, acc, theirs, acc, m);
       }
-      recv_release<G>(ws, ch, k.recv[rd]);
+      recv_release<G>(ws, ch, in);
     }
+    ++k.step;
     if (helped) send<G>(ws, L, ch, k.fold_send, acc, m * es);
   }
 }
@@ -188,22 +201,31 @@ GSHMEM_HD void send_pieces(const Workspace& ws, const PushLayout& L, int ch, Lin
 }  // namespace detail
 
 // The links of one channel of a Bruck schedule: round k sends to member me + dir * 2^k and
-// receives from me - dir * 2^k, `steps` steps each way, the inbound ones granted.
+// receives from me - dir * 2^k (region k at the receiving end), `total` steps each way, the
+// inbound ones granted. Every round makes one step per chunk, so the links share one step count
+// and each is made when used (send_link, recv_link), as RdLinks' are.
 struct BruckLinks {
-  Link send[16], recv[16];
+  int32_t dir;
+  uint32_t step;  // advanced once per chunk, after every round
+  uint32_t total;
+  GSHMEM_HD GSHMEM_INLINE Link send_link(const Peers& P, int k) const {
+    return {P.member(detail::wrap(P.me + dir * (1 << k), P.n)), k, step, total};
+  }
+  GSHMEM_HD GSHMEM_INLINE Link recv_link(const Peers& P, int k) const {
+    return {P.member(detail::wrap(P.me - dir * (1 << k), P.n)), k, step, total};
+  }
 };
 
 template <class G>
 GSHMEM_HD BruckLinks bruck_links(const Workspace& ws, const Peers& P, const BruckShape& b, int ch,
                                  int dir, uint64_t steps) {
-  using detail::wrap;
-  BruckLinks l;
-  for (int k = 0; k < b.rounds; ++k) {
-    l.send[k] = make_link(P.member(wrap(P.me + dir * (1 << k), P.n)), k, steps);
-    l.recv[k] = make_link(P.member(wrap(P.me - dir * (1 << k), P.n)), k, 0);
-  }
+  BruckLinks l{dir, 0, 0};
   detail::guard_all<G>(ws);
-  for (int k = 0; k < b.rounds; ++k) detail::recv_grant<G>(ws, ch, l.recv[k], steps);
+  for (int k = 0; k < b.rounds; ++k) {
+    Link in = l.recv_link(P, k);
+    detail::recv_grant<G>(ws, ch, in, steps);
+  }
+  l.total = uint32_t(steps);
   return l;
 }
 
@@ -227,11 +249,13 @@ GSHMEM_HD void bruck_allgather(const Workspace& ws, const Peers& P, size_t es, i
     copy<G>(at(0, base), src + base * es, bytes);
     for (int k = 0; k < b.rounds; ++k) {
       const int d = 1 << k, c = bruck_blocks(n, k);
-      send_pieces<G>(ws, b.L, ch, l.send[k], staging, c, bytes, [&](int j) { return at(j, base); });
-      const char* in = recv_wait<G>(ws, b.L, ch, l.recv[k]);
+      Link out = l.send_link(P, k), from = l.recv_link(P, k);
+      send_pieces<G>(ws, b.L, ch, out, staging, c, bytes, [&](int j) { return at(j, base); });
+      const char* in = recv_wait<G>(ws, b.L, ch, from);
       for (int j = 0; j < c; ++j) copy<G>(at(d + j, base), in + uint64_t(j) * bytes, bytes);
-      recv_release<G>(ws, ch, l.recv[k]);
+      recv_release<G>(ws, ch, from);
     }
+    ++l.step;
   }
 }
 
@@ -263,13 +287,14 @@ GSHMEM_HD void bruck_reducescatter(const Workspace& ws, const Peers& P, const R&
     auto current = [&](int p) -> const char* { return p < added ? out(p) : input(p, base); };
     for (int k = b.rounds - 1; k >= 0; --k) {
       const int d = 1 << k, c = bruck_blocks(n, k);
-      send_pieces<G>(ws, b.L, ch, l.send[k], staging, c, bytes,
-                     [&](int j) { return current(d + j); });
-      const char* in = recv_wait<G>(ws, b.L, ch, l.recv[k]);
+      Link to = l.send_link(P, k), from = l.recv_link(P, k);
+      send_pieces<G>(ws, b.L, ch, to, staging, c, bytes, [&](int j) { return current(d + j); });
+      const char* in = recv_wait<G>(ws, b.L, ch, from);
       for (int j = 0; j < c; ++j) reduce2<G>(r, out(j), current(j), in + uint64_t(j) * bytes, m);
-      recv_release<G>(ws, ch, l.recv[k]);
+      recv_release<G>(ws, ch, from);
       if (c > added) added = c;
     }
+    ++l.step;
   }
 }
 

@@ -18,6 +18,9 @@ struct TreeNode {
   int parent;
   int child[2];
   int side;  // which child of its parent this PE is (its receive region there)
+  // child[c] for a c known only at run time, without indexing (an indexed array of a kernel's
+  // thread lives in local memory).
+  GSHMEM_HD GSHMEM_INLINE int kid(int c) const { return c == 0 ? child[0] : child[1]; }
 };
 
 GSHMEM_HD GSHMEM_INLINE TreeNode tree_node(const Peers& P, int root, bool mirror) {
@@ -47,31 +50,36 @@ GSHMEM_HD void tree_run(const Workspace& ws, const Peers& P, const R& r, size_t 
   const PushLayout L = push_layout(ws, 3);
   const uint64_t E = chunk_elems(ws, L, es);
   const uint64_t steps = ceil_div(cr.size(), E);
-  Link from_child[2], to_child[2], to_parent{}, from_parent{};
+  // Every link makes one step per chunk, so they share the chunk count `step` and each is made
+  // when used: from child c into region c, to a child into its region 2, to the parent into
+  // region `side` there, from the parent into region 2.
+  uint32_t step = 0;
+  auto from_child = [&](int c) { return Link{P.member(t.kid(c)), c, step, uint32_t(steps)}; };
+  auto to_child = [&](int c) { return Link{P.member(t.kid(c)), 2, step, uint32_t(steps)}; };
+  auto parent = [&](int in) { return Link{P.member(t.parent), in, step, uint32_t(steps)}; };
+  const int nkids = (t.child[0] >= 0) + (t.child[1] >= 0);  // child 1 only with child 0
   guard_all<G>(ws);
-  for (int c = 0; c < 2; ++c) {
-    if (t.child[c] < 0) continue;
-    from_child[c] = make_link(P.member(t.child[c]), c, 0);
-    to_child[c] = make_link(P.member(t.child[c]), 2, steps);
-    if (up) recv_grant<G>(ws, ch, from_child[c], steps);
+  for (int c = 0; c < nkids && up; ++c) {
+    Link l = from_child(c);
+    recv_grant<G>(ws, ch, l, steps);
   }
-  if (t.parent >= 0) {
-    to_parent = make_link(P.member(t.parent), t.side, steps);
-    from_parent = make_link(P.member(t.parent), 2, 0);
-    if (down) recv_grant<G>(ws, ch, from_parent, steps);
+  if (t.parent >= 0 && down) {
+    Link l = parent(2);
+    recv_grant<G>(ws, ch, l, steps);
   }
-  const int nkids = (t.child[0] >= 0) + (t.child[1] >= 0);
-  for (uint64_t base = cr.lo; base < cr.hi; base += E) {
+  for (uint64_t base = cr.lo; base < cr.hi; base += E, ++step) {
     const uint64_t m = cr.hi - base < E ? cr.hi - base : E;
     const char* mine = src + base * es;
     if (up) {
+      Link to_parent = parent(t.side);
       if (nkids == 0) {
         send<G>(ws, L, ch, to_parent, mine, m * es);
       } else {
         const void* srcs[3] = {mine, nullptr, nullptr};
-        char* in0 = recv_wait<G>(ws, L, ch, from_child[0]);
+        Link kid0 = from_child(0), kid1 = from_child(1);
+        char* in0 = recv_wait<G>(ws, L, ch, kid0);
         srcs[1] = in0;
-        if (nkids == 2) srcs[2] = recv_wait<G>(ws, L, ch, from_child[1]);
+        if (nkids == 2) srcs[2] = recv_wait<G>(ws, L, ch, kid1);
         if (t.parent < 0) {
           reduce<G>(r, dst + base * es, srcs, 1 + nkids, m);
         } else {
@@ -79,13 +87,18 @@ GSHMEM_HD void tree_run(const Workspace& ws, const Peers& P, const R& r, size_t 
           reduce<G>(r, out ? out : in0, srcs, 1 + nkids, m);
           send_end<G>(ws, L, ch, to_parent, out ? nullptr : in0, m * es);
         }
-        for (int c = 0; c < nkids; ++c) recv_release<G>(ws, ch, from_child[c]);
+        recv_release<G>(ws, ch, kid0);
+        if (nkids == 2) recv_release<G>(ws, ch, kid1);
       }
     }
     if (down) {
       const char* data = up ? dst + base * es : mine;  // at the root
+      Link from_parent = parent(2);
       if (t.parent >= 0) data = recv_wait<G>(ws, L, ch, from_parent);
-      for (int c = 0; c < nkids; ++c) send<G>(ws, L, ch, to_child[c], data, m * es);
+      for (int c = 0; c < nkids; ++c) {
+        Link l = to_child(c);
+        send<G>(ws, L, ch, l, data, m * es);
+      }
       copy<G>(dst + base * es, data, m * es);
       if (t.parent >= 0) recv_release<G>(ws, ch, from_parent);
     }

@@ -87,7 +87,7 @@ struct Workspace {
   uint64_t area_off;    // heap offset of this team's collective area
   uint64_t pool_off;    // heap offset of the pool (the same on every PE)
   uint64_t pool_bytes;  // including the header
-  uint64_t seq;         // this call's number on the team, from 1
+  uint64_t seq;         // this call's number on the team, from 1; 0: see call_seq
   int32_t flag_stride;  // members per flag array (the job's PE count)
   // The plan (identical on every member).
   int32_t nch;     // channels
@@ -185,9 +185,28 @@ namespace detail {
 using gshmem::detail::load_acquire;
 using gshmem::detail::wait_for;
 
+#if defined(__CUDACC__)
+// The collective kernel's call number (collectives/coll_kernel.cu claims it when the kernel
+// starts: a CUDA graph's replays make new calls), one word of the block's shared memory. The
+// kernel runs on its Workspace parameter as it came, seq 0: a modified copy would put every
+// field of it in registers for the whole kernel, which then spills.
+__device__ GSHMEM_INLINE uint64_t& kernel_call_seq() {
+  __shared__ uint64_t seq;
+  return seq;
+}
+#endif
+
+// This call's number: ws.seq, or in the collective kernel (seq 0) the one it claimed.
+GSHMEM_HD GSHMEM_INLINE uint64_t call_seq(const Workspace& ws) {
+#if GSHMEM_ON_DEVICE
+  if (ws.seq == 0) return kernel_call_seq();
+#endif
+  return ws.seq;
+}
+
 // Bit 0 is left free for kElsewhere; tags of later steps compare greater with or without it.
 GSHMEM_HD GSHMEM_INLINE uint64_t tag(const Workspace& ws, uint64_t step) {
-  return (ws.seq << 32) | ((step + 1) << 1);
+  return (call_seq(ws) << 32) | ((step + 1) << 1);
 }
 
 GSHMEM_HD GSHMEM_INLINE int world(const Workspace& ws, int member) {
@@ -244,7 +263,7 @@ GSHMEM_HD void await(const Workspace& ws, Flag k, int ch, int slot, int from, ui
 // ---- Pull: publications in the two halves of the pool ----------------------------------------
 
 GSHMEM_HD GSHMEM_INLINE int half_of(const Workspace& ws, uint32_t round) {
-  return int((ws.seq + round) & 1);
+  return int((call_seq(ws) + round) & 1);
 }
 
 GSHMEM_HD GSHMEM_INLINE uint64_t half_bytes(const Workspace& ws) {
