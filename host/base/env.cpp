@@ -44,8 +44,15 @@ const std::vector<EnvSpec> kRegistry = {
      "(0: no limit; dead PEs are detected regardless).",
      false},
     {"GSHMEM_SPIN_BEFORE_YIELD", EnvKind::Int, "-1", nullptr,
-     "Spins of a wait before it starts yielding the core (-1: automatic: about 10 ms, or 16 when "
+     "Spins of a wait before it starts yielding the core (-1: automatic: about 10 ms, or 4 when "
      "this node's PEs outnumber its cores).",
+     false},
+    {"GSHMEM_CPU_BIND", EnvKind::Choice, "auto", "auto|none|core",
+     "Bind each PE's calling thread to one CPU of its affinity mask (its index among the node's "
+     "PEs, modulo the CPUs it may use). auto: only when the node's PEs outnumber the CPUs, where "
+     "waiting PEs that hand their core straight to the PE they wait for beat the scheduler's "
+     "migrations; none: never; core: always. Threads created later inherit the binding; the "
+     "proxy thread, started before, keeps the whole mask.",
      false},
     // Bootstrap
     {"GSHMEM_BOOTSTRAP", EnvKind::Choice, "auto", "auto|launcher|pmix|uid|single",

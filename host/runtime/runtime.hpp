@@ -52,6 +52,7 @@ class Runtime {
 
  private:
   void build_context();
+  void bind_cpu(bool oversubscribed);
   void build_device_context();
   void share_statics();
   std::vector<int> shared_pes();
