@@ -167,8 +167,9 @@ void Runtime::build_context() {
 
 // With more PEs than cores, the scheduler moves waiting PEs between cores, and a PE that yields
 // often hands its core to a PE that is itself waiting: each PE on a core of its own share (the
-// node's PEs spread evenly) halves an 8-PE barrier on 2 cores. Done after the proxy thread
-// started, which keeps the whole mask.
+// node's PEs spread evenly), with 4 spins, brought an 8-PE barrier on 2 cores from 10-14 us to
+// under 8 us (the scheduling floor: 7 us). Done after the proxy thread (if any) started, which
+// keeps the whole mask.
 void Runtime::bind_cpu(bool oversubscribed) {
   const std::string& mode = Env::get().str("GSHMEM_CPU_BIND");
   if (mode == "none" || (mode == "auto" && !oversubscribed)) return;
