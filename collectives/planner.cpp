@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "gshmem/coll/algorithms.cuh"
+#include "gshmem/coll/ll.cuh"
 #include "host/base/env.hpp"
 
 namespace gshmem::coll {
@@ -42,6 +43,12 @@ const char* const kAlgoNames[kNumAlgos] = {"auto", "direct", "direct2", "ring",
                                            "tree", "rd",     "hier",    "pairwise"};
 const char* const kCollNames[kNumColls] = {"allreduce",     "reduce",    "allgather",
                                            "reducescatter", "broadcast", "alltoall"};
+const char* const kProtoNames[kNumProtos] = {"auto", "simple", "ll"};
+
+// The LL protocol's step against the simple protocol's alpha: one store and one poll of the same
+// lines, with no flag of its own, no ack and no guard (measured here: 2 CPU PEs, 8 B AllReduce
+// ~0.1 us against ~0.25 us).
+constexpr double kLLAlphaFactor = 0.4;
 
 int log2_ceil(int n) {
   int l = 0;
@@ -120,6 +127,38 @@ double predict_allreduce(Algo algo, Algo sub, const TeamShape& s, double S, int 
   }
 }
 
+// The LL protocol (ll.cuh) on one node: a round per kLLPayloadBytes a source sends, each one
+// synchronised step; CPU PEs copy every byte into each reader's buffer (read and write), then
+// read it there.
+double predict_ll(Coll coll, const TeamShape& s, double S) {
+  const int n = s.n;
+  const LinkCost& k = link_cost(s.intra);
+  const bool mem = k.memory_bound;
+  double per_src = S, moved = 0;  // bytes one source sends each reader; bytes a PE moves
+  switch (coll) {
+    case Coll::AllReduce:
+      moved = mem ? (3.0 * n - 1) * S : (n - 1.0) * S;
+      break;
+    case Coll::Reduce:
+      moved = mem ? (n + 3.0) * S : (n - 1.0) * S;
+      break;
+    case Coll::AllGather:
+    case Coll::ReduceScatter:
+      per_src = S / n;
+      moved = mem ? (4.0 - 2.0 / n) * S : (n - 1.0) / n * S;
+      break;
+    case Coll::Broadcast:
+      moved = mem ? 2.0 * n * S : S;
+      break;
+    default:
+      return -1;
+  }
+  const double rounds = std::max(1.0, std::ceil(per_src / double(kLLPayloadBytes)));
+  const double alpha =
+      k.alpha_us * kLLAlphaFactor * (s.oversubscribed && mem ? kOversubscribedAlpha : 1);
+  return rounds * alpha + moved / (k.gbps * 1e3);
+}
+
 }  // namespace
 
 const LinkCost& link_cost(LinkClass c) {
@@ -144,21 +183,35 @@ const char* coll_name(Coll c) {
   return int(c) < kNumColls ? kCollNames[int(c)] : "?";
 }
 
-bool parse_algo(std::string_view text, Algo* out) {
-  for (int i = 0; i < kNumAlgos; ++i) {
-    if (text == kAlgoNames[i]) return *out = Algo(i), true;
+// The enumerator whose name (in `names`, by value) is `text`.
+template <class E, size_t N>
+bool parse_name(const char* const (&names)[N], std::string_view text, E* out) {
+  for (size_t i = 0; i < N; ++i) {
+    if (text == names[i]) return *out = E(i), true;
   }
+  return false;
+}
+
+bool parse_algo(std::string_view text, Algo* out) {
+  if (parse_name(kAlgoNames, text, out)) return true;
   if (text == "recursive_doubling" || text == "recdbl") return *out = Algo::RecDbl, true;
   if (text == "oneshot") return *out = Algo::Direct, true;
   if (text == "twoshot") return *out = Algo::Direct2, true;
   return false;
 }
 
-bool parse_coll(std::string_view text, Coll* out) {
-  for (int i = 0; i < kNumColls; ++i) {
-    if (text == kCollNames[i]) return *out = Coll(i), true;
-  }
+const char* proto_name(Proto p) {
+  return int(p) < kNumProtos ? kProtoNames[int(p)] : "?";
+}
+
+bool parse_proto(std::string_view text, Proto* out) {
+  if (parse_name(kProtoNames, text, out)) return true;
+  if (text == "LL" || text == "low_latency") return *out = Proto::LL, true;
   return false;
+}
+
+bool parse_coll(std::string_view text, Coll* out) {
+  return parse_name(kCollNames, text, out);
 }
 
 bool parse_algo_setting(std::string_view text, Overrides* o, std::string* why) {
@@ -204,12 +257,18 @@ bool applicable(Coll coll, Algo algo, const TeamShape& s) {
   }
 }
 
+bool ll_applicable(Coll coll, Algo algo, const TeamShape& s) {
+  return algo == Algo::Direct && ll_implements(coll) && applicable(coll, algo, s) && s.nodes == 1 &&
+         s.n <= kLLMaxMembers;
+}
+
 double predict(Coll coll, Algo algo, Algo sub, const TeamShape& s, uint64_t bytes, int nch,
-               uint64_t chunk) {
+               uint64_t chunk, Proto proto) {
   if (!applicable(coll, algo, s)) return -1;
   const double S = double(bytes);
   const int n = s.n;
   if (n == 1) return 0;
+  if (proto == Proto::LL) return ll_applicable(coll, algo, s) ? predict_ll(coll, s, S) : -1;
   const LinkClass w = slowest(s);
   const double mem = link_cost(w).memory_bound ? kPushCopies : 1;
   switch (coll) {
@@ -280,29 +339,46 @@ Plan make_plan(Coll coll, const TeamShape& s, uint64_t bytes, const Overrides& o
   };
   p.sub = sub_for(bytes);
 
+  auto add_note = [&](const std::string& text) {
+    if (note) *note += (note->empty() ? "" : "; ") + text;
+  };
   Algo want = o.algo[int(coll)];
-  if (want != Algo::Auto) {
-    if (applicable(coll, want, s)) {
-      p.algo = want;
-      p.forced = true;
-      p.predicted_us = predict(coll, want, p.sub, s, bytes, p.nch, p.chunk);
-      return p;
-    }
-    if (note) {
-      *note = std::string(algo_name(want)) + " does not apply to " + coll_name(coll) +
-              (implements(want, coll) ? " on this team's shape" : "") +
-              "; using the planner's choice";
+  if (want != Algo::Auto && !applicable(coll, want, s)) {
+    add_note(std::string(algo_name(want)) + " does not apply to " + coll_name(coll) +
+             (implements(want, coll) ? " on this team's shape" : "") +
+             "; using the planner's choice");
+    want = Algo::Auto;
+  }
+  // The protocols the plan may use: both, or the one GSHMEM_PROTO names.
+  bool may_ll = o.proto != Proto::Simple, may_simple = o.proto != Proto::LL;
+  if (o.proto == Proto::LL) {
+    const Algo a = want != Algo::Auto ? want : Algo::Direct;
+    if (!ll_applicable(coll, a, s)) {
+      add_note(std::string("ll does not apply to ") + coll_name(coll) + " with " + algo_name(a) +
+               (s.nodes > 1 || s.n > kLLMaxMembers ? " on this team's shape" : "") +
+               "; using simple");
+      may_simple = true;
+      may_ll = false;
     }
   }
   double best = -1;
   for (int i = 1; i < kNumAlgos; ++i) {
-    double t = predict(coll, Algo(i), p.sub, s, bytes, p.nch, p.chunk);
-    if (t >= 0 && (best < 0 || t < best)) {
-      best = t;
-      p.algo = Algo(i);
+    const Algo a = Algo(i);
+    if (want != Algo::Auto && a != want) continue;
+    for (Proto pr : {Proto::Simple, Proto::LL}) {
+      if (!(pr == Proto::LL ? may_ll : may_simple)) continue;
+      double t = predict(coll, a, p.sub, s, bytes, p.nch, p.chunk, pr);
+      if (t >= 0 && (best < 0 || t < best)) {
+        best = t;
+        p.algo = a;
+        p.proto = pr;
+      }
     }
   }
+  p.forced = want != Algo::Auto;
+  p.proto_forced = o.proto != Proto::Auto && p.proto == o.proto;
   p.predicted_us = best;
+  if (p.proto == Proto::LL) p.nch = 1;  // the rounds of a call follow one another
   return p;
 }
 
@@ -353,7 +429,8 @@ int print_plan(std::string_view spec, FILE* out) {
                  "  SPEC is key=value,...: nodes=N ppn=K (or n=PES) intra=host|nvlink|pcie "
                  "inter=tcp|efa gpu=0|1 oversubscribed=0|1\n"
                  "  op=allreduce|reduce|allgather|reducescatter|broadcast|alltoall|all "
-                 "sizes=MIN-MAX factor=F algo=NAME nchannels=C chunk=BYTES\n",
+                 "sizes=MIN-MAX factor=F algo=NAME proto=auto|simple|ll nchannels=C "
+                 "chunk=BYTES\n",
                  why.c_str());
     return 2;
   };
@@ -403,6 +480,8 @@ int print_plan(std::string_view spec, FILE* out) {
     } else if (key == "algo") {
       std::string why;
       if (!parse_algo_setting(val, &o, &why)) return bad(why);
+    } else if (key == "proto") {
+      if (!parse_proto(val, &o.proto)) return bad("unknown protocol '" + val + "'");
     } else if (key == "nchannels" && is_num) {
       o.nch = int(num);
     } else if (key == "chunk" && is_num) {
@@ -434,25 +513,31 @@ int print_plan(std::string_view spec, FILE* out) {
   for (Coll c : colls) {
     std::fprintf(out,
                  "\n# %s (size: bytes per PE as nccl-tests counts them; time and busbw as "
-                 "predicted; other columns: predicted us of each algorithm)\n",
+                 "predicted; other columns: predicted us of each algorithm, simple protocol, "
+                 "and of direct with ll where it applies)\n",
                  coll_name(c));
-    std::fprintf(out, "%10s  %-9s %3s %7s %12s %10s |", "size", "algorithm", "ch", "chunk",
-                 "time(us)", "busbw");
+    std::fprintf(out, "%10s  %-9s %-6s %3s %7s %12s %10s |", "size", "algorithm", "proto", "ch",
+                 "chunk", "time(us)", "busbw");
     std::vector<Algo> cands;
     for (int i = 1; i < kNumAlgos; ++i) {
       if (applicable(c, Algo(i), s)) cands.push_back(Algo(i));
     }
+    const bool ll = ll_applicable(c, Algo::Direct, s);
     for (Algo a : cands) std::fprintf(out, " %10s", algo_name(a));
+    if (ll) std::fprintf(out, " %10s", "direct/ll");
     std::fprintf(out, "\n");
     for (uint64_t b = lo; b <= hi; b *= factor) {
       Plan p = make_plan(c, s, b, o);
       double bw = p.predicted_us > 0 ? double(b) / (p.predicted_us * 1e3) * bus_factor(c, n) : 0;
       std::string alg = algo_name(p.algo);
       if (p.algo == Algo::Hier) alg += std::string("+") + algo_name(p.sub);
-      std::fprintf(out, "%10s  %-9s %3d %7s %12.2f %10.2f |", human(b).c_str(), alg.c_str(), p.nch,
-                   human(p.chunk).c_str(), p.predicted_us, bw);
+      std::fprintf(out, "%10s  %-9s %-6s %3d %7s %12.2f %10.2f |", human(b).c_str(), alg.c_str(),
+                   proto_name(p.proto), p.nch, human(p.chunk).c_str(), p.predicted_us, bw);
       for (Algo a : cands) {
         std::fprintf(out, " %10.2f", predict(c, a, p.sub, s, b, p.nch, p.chunk));
+      }
+      if (ll) {
+        std::fprintf(out, " %10.2f", predict(c, Algo::Direct, p.sub, s, b, 1, p.chunk, Proto::LL));
       }
       std::fprintf(out, "\n");
       if (b > hi / factor) break;

@@ -1,8 +1,9 @@
-// The planner: picks algorithm, channel count and chunk size for a collective from its size, the
-// team's shape and the classes of the links between its PEs, with an alpha-beta cost model whose
-// constants are one table (kLinkCosts in planner.cpp). GSHMEM_ALGO, GSHMEM_NCHANNELS and
-// GSHMEM_CHUNK_SIZE override it. Pure functions of their arguments: every PE of a team makes the
-// same plan, and gshmem-info --plan can show plans for shapes that do not exist here.
+// The planner: picks algorithm, protocol, channel count and chunk size for a collective from its
+// size, the team's shape and the classes of the links between its PEs, with an alpha-beta cost
+// model whose constants are one table (kLinkCosts in planner.cpp). GSHMEM_ALGO, GSHMEM_PROTO,
+// GSHMEM_NCHANNELS and GSHMEM_CHUNK_SIZE override it. Pure functions of their arguments: every PE
+// of a team makes the same plan, and gshmem-info --plan can show plans for shapes that do not exist
+// here.
 #pragma once
 
 #include <cstdint>
@@ -42,21 +43,26 @@ struct TeamShape {
 struct Plan {
   Algo algo = Algo::Auto;
   Algo sub = Algo::Ring;  // Hier's cross-node algorithm
+  Proto proto = Proto::Simple;
   int nch = 1;
   uint64_t chunk = 0;
   double predicted_us = 0;
-  bool forced = false;  // GSHMEM_ALGO (or a test override) chose the algorithm
+  bool forced = false;        // GSHMEM_ALGO (or a test override) chose the algorithm
+  bool proto_forced = false;  // GSHMEM_PROTO (or a test override) chose the protocol
 };
 
 // What the environment (or a test) imposes. Auto / 0: the planner decides.
 struct Overrides {
   Algo algo[kNumColls] = {};
+  Proto proto = Proto::Auto;
   int nch = 0;
   uint64_t chunk = 0;
 };
 
 const char* algo_name(Algo a);
 const char* coll_name(Coll c);
+const char* proto_name(Proto p);
+bool parse_proto(std::string_view text, Proto* out);
 bool parse_algo(std::string_view text, Algo* out);
 bool parse_coll(std::string_view text, Coll* out);
 
@@ -66,11 +72,15 @@ bool parse_algo_setting(std::string_view text, Overrides* o, std::string* why);
 
 // Whether algo can run coll on the shape.
 bool applicable(Coll coll, Algo algo, const TeamShape& s);
+// Whether the LL protocol can carry coll with algo on the shape: the direct algorithm, one node,
+// at most kLLMaxMembers PEs.
+bool ll_applicable(Coll coll, Algo algo, const TeamShape& s);
 
 // Predicted microseconds for `bytes` (the nccl-tests size: the larger of the send and receive
-// buffers of one PE), with nch channels and chunks of `chunk` bytes.
+// buffers of one PE), with nch channels and chunks of `chunk` bytes, by the simple protocol or
+// (proto LL, where ll_applicable) the low-latency one.
 double predict(Coll coll, Algo algo, Algo sub, const TeamShape& s, uint64_t bytes, int nch,
-               uint64_t chunk);
+               uint64_t chunk, Proto proto = Proto::Simple);
 
 // The plan. Overrides that do not apply (an algorithm this collective or shape lacks) are
 // ignored; `note`, when given, says so.

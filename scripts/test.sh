@@ -32,6 +32,6 @@ source "$root/scripts/asan_env.sh"
   { echo "test.sh: the CUDA-off build's gshmem-info or demo failed" >&2; status=1; }
 # The CPU labels, less the largest duplicates (README, Reliability): CI stays within its time.
 labels='unit|mp|net|coll|moe|shmem|launcher'
-skip='_4pe_ppn2_sockets$|^mp_amo_2pe_ppn1_sockets$|^coll_(3pe|4pe|8pe)$|_gpuview$|^simt_.*_4pe|^soak_|^Fork[.]ChildrenAcrossNodesSockets$'
+skip='_4pe_ppn2_sockets$|^mp_amo_2pe_ppn1_sockets$|^coll_(3pe|4pe|8pe)$|^coll_(3pe|8pe)_ll$|^coll_3pe_simple$|_gpuview$|^simt_.*_4pe|^soak_|^Fork[.]ChildrenAcrossNodesSockets$'
 (cd "$asan" && ctest --output-on-failure -j 2 --timeout 600 -L "$labels" -E "$skip") || status=$?
 exit $status

@@ -144,6 +144,12 @@ const std::vector<EnvSpec> kRegistry = {
      "for every collective, or coll:algo pairs (allreduce:ring,broadcast:tree). An algorithm a "
      "collective or team lacks falls back to the planner's choice.",
      false},
+    {"GSHMEM_PROTO", EnvKind::String, "auto", nullptr,
+     "Collective protocol: auto (the planner), simple (data, then a flag; readers ack), or ll "
+     "(low latency: data and its tag written together into the reader's buffer, several calls "
+     "in flight; the direct algorithm on one node of at most 8 PEs, one channel). Where ll does "
+     "not apply the call uses simple.",
+     false},
     {"GSHMEM_NCHANNELS", EnvKind::Int, "0", nullptr,
      "Channels per collective (0: the planner decides; at most 8). CPU PEs run them one after "
      "another; a GPU runs one thread block per channel.",

@@ -165,10 +165,10 @@ Buffers buffers_of(const Bench& b, const Shape& s, bool in_place) {
 }
 
 const char* describe(const gc::Plan& p, char* buf, size_t len) {
-  std::snprintf(buf, len, "%s%s%s ch=%d chunk=%llu", gc::algo_name(p.algo),
+  std::snprintf(buf, len, "%s%s%s%s ch=%d chunk=%llu", gc::algo_name(p.algo),
                 p.algo == gc::Algo::Hier ? "+" : "",
-                p.algo == gc::Algo::Hier ? gc::algo_name(p.sub) : "", p.nch,
-                (unsigned long long)p.chunk);
+                p.algo == gc::Algo::Hier ? gc::algo_name(p.sub) : "",
+                p.proto == gc::Proto::LL ? "/ll" : "", p.nch, (unsigned long long)p.chunk);
   return buf;
 }
 
@@ -271,8 +271,8 @@ int run(const Bench& b) {
   long wrong = table.footer();
   if (b.me == 0) {
     std::printf(
-        "# Planner's choice per size (GSHMEM_ALGO, GSHMEM_NCHANNELS, GSHMEM_CHUNK_SIZE "
-        "override it):\n");
+        "# Planner's choice per size, /ll: the low-latency protocol (GSHMEM_ALGO, GSHMEM_PROTO, "
+        "GSHMEM_NCHANNELS, GSHMEM_CHUNK_SIZE override it):\n");
     for (const std::string& l : plans) std::printf("%s\n", l.c_str());
     std::fflush(stdout);
   }

@@ -383,11 +383,13 @@ inline size_t run_case(const Case& c, gshmem_team_t team = GSHMEM_TEAM_WORLD) {
   return gc::visit_type(c.dtype, [&](auto v) { return run_case_typed<decltype(v)>(c, team); });
 }
 
-// Forces `algo` for every collective (Auto: the planner's choice) until the object dies.
+// Forces `algo` for every collective (Auto: the planner's choice) until the object dies. The
+// protocol stays as GSHMEM_PROTO says (the suite runs the matrix once with ll forced).
 class ForceAlgo {
  public:
   explicit ForceAlgo(Algo algo, int nch = 0, uint64_t chunk = 0) {
     gc::Overrides o;
+    o.proto = gc::overrides().proto;
     for (Algo& a : o.algo) a = algo;
     o.nch = nch;
     o.chunk = chunk;

@@ -177,6 +177,28 @@ TEST(Coll, BackToBack) {
   }
 }
 
+// Many small calls in a row with no barrier, each PE checking its result at once: under the
+// planner's choice these take the LL protocol (at most 8 PEs), whose writers run ahead of their
+// readers by as much as the ring holds, across its wrap-around and message sizes from one cell
+// to many; roots and collectives change from call to call.
+TEST(Coll, SmallCallsRunAhead) {
+  SCOPED_TRACE(gshmem_test::seed_note());
+  ensure_arena(4 << 20);
+  const int reps = across() ? 20 : gshmem_test::scaled(300, 60);
+  const Coll colls[] = {Coll::Broadcast, Coll::Broadcast,     Coll::AllReduce, Coll::AllGather,
+                        Coll::Broadcast, Coll::ReduceScatter, Coll::Reduce};
+  for (int i = 0; i < reps; ++i) {
+    Case c{colls[size_t(i) % 7], i % 3 ? GSHMEM_INT32 : GSHMEM_UINT8, GSHMEM_SUM,
+           1 + size_t(i) * 37 % 1100};
+    c.root = i % npes();
+    c.in_place = i % 5 == 0;
+    c.symmetric = i % 2 == 0;
+    c.salt = 50000 + size_t(i);
+    ASSERT_EQ(run_case(c), 0u) << "call " << i << ": " << gc::coll_name(c.coll) << ", count "
+                               << c.count;
+  }
+}
+
 // Channels and chunk sizes forced (CPU PEs run channels one after another).
 TEST(Coll, ChannelsAndChunks) {
   SCOPED_TRACE(gshmem_test::seed_note());

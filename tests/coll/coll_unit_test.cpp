@@ -195,6 +195,63 @@ TEST(Planner, ChoicesFollowSizeAndShape) {
   EXPECT_EQ(c.chunk, 4096u);
 }
 
+// The protocol: LL for small messages on one node of at most kLLMaxMembers PEs (CPU PEs and
+// GPUs alike), simple for large ones and wherever LL does not apply; GSHMEM_PROTO's choices.
+TEST(Planner, ProtocolFollowsSizeAndShape) {
+  gc::Overrides none;
+  for (bool gpu : {false, true}) {
+    const gc::LinkClass intra = gpu ? gc::LinkClass::NvLink : gc::LinkClass::HostMemory;
+    gc::TeamShape node = shape(1, 4, intra, gc::LinkClass::Efa, gpu);
+    for (gc::Coll c : {gc::Coll::AllReduce, gc::Coll::AllGather, gc::Coll::ReduceScatter,
+                       gc::Coll::Broadcast, gc::Coll::Reduce}) {
+      SCOPED_TRACE(std::string(gc::coll_name(c)) + (gpu ? " on GPUs" : " on CPU PEs"));
+      gc::Plan small = gc::make_plan(c, node, 64, none);
+      EXPECT_EQ(small.proto, gc::Proto::LL);
+      EXPECT_EQ(small.algo, gc::Algo::Direct);
+      EXPECT_EQ(small.nch, 1);
+      EXPECT_FALSE(small.proto_forced);
+      EXPECT_EQ(gc::make_plan(c, node, 64u << 20, none).proto, gc::Proto::Simple);
+    }
+    EXPECT_EQ(gc::make_plan(gc::Coll::AllToAll, node, 64, none).proto, gc::Proto::Simple);
+    // Across nodes and beyond kLLMaxMembers PEs: simple; forcing ll there says why.
+    gc::Overrides ll;
+    ll.proto = gc::Proto::LL;
+    for (const gc::TeamShape& s :
+         {shape(2, 2, intra, gc::LinkClass::Efa, gpu),
+          shape(1, gc::kLLMaxMembers + 1, intra, gc::LinkClass::Efa, gpu)}) {
+      EXPECT_EQ(gc::make_plan(gc::Coll::AllReduce, s, 64, none).proto, gc::Proto::Simple);
+      std::string note;
+      gc::Plan p = gc::make_plan(gc::Coll::AllReduce, s, 64, ll, &note);
+      EXPECT_EQ(p.proto, gc::Proto::Simple);
+      EXPECT_FALSE(p.proto_forced);
+      EXPECT_NE(note.find("ll does not apply"), std::string::npos) << note;
+    }
+    // Forced: ll even for large messages (more rounds), simple even for small ones; an
+    // algorithm LL does not carry keeps simple.
+    gc::Plan big = gc::make_plan(gc::Coll::AllGather, node, 64u << 20, ll);
+    EXPECT_EQ(big.proto, gc::Proto::LL);
+    EXPECT_EQ(big.algo, gc::Algo::Direct);
+    EXPECT_TRUE(big.proto_forced);
+    gc::Overrides simple;
+    simple.proto = gc::Proto::Simple;
+    EXPECT_EQ(gc::make_plan(gc::Coll::AllReduce, node, 8, simple).proto, gc::Proto::Simple);
+    gc::Overrides ring_ll = ll;
+    std::string why, note;
+    ASSERT_TRUE(gc::parse_algo_setting("ring", &ring_ll, &why));
+    gc::Plan r = gc::make_plan(gc::Coll::AllReduce, node, 8, ring_ll, &note);
+    EXPECT_EQ(r.algo, gc::Algo::Ring);
+    EXPECT_EQ(r.proto, gc::Proto::Simple);
+    EXPECT_NE(note.find("ll does not apply to allreduce with ring"), std::string::npos) << note;
+  }
+  gc::Proto p;
+  EXPECT_TRUE(gc::parse_proto("ll", &p));
+  EXPECT_EQ(p, gc::Proto::LL);
+  EXPECT_TRUE(gc::parse_proto("simple", &p));
+  EXPECT_EQ(p, gc::Proto::Simple);
+  EXPECT_FALSE(gc::parse_proto("ll128", &p));
+  EXPECT_STREQ(gc::proto_name(gc::Proto::LL), "ll");
+}
+
 TEST(Planner, PrintPlan) {
   char* text = nullptr;
   size_t len = 0;
@@ -206,6 +263,21 @@ TEST(Planner, PrintPlan) {
   EXPECT_NE(out.find("16 node(s) x 8 PE(s) = 128 PEs"), std::string::npos) << out;
   EXPECT_NE(out.find("hier"), std::string::npos) << out;
   EXPECT_NE(out.find("1G"), std::string::npos) << out;
+  EXPECT_NE(out.find("proto"), std::string::npos) << out;
+  // One node: small sizes by the LL protocol, with its own column of predictions.
+  text = nullptr;
+  f = open_memstream(&text, &len);
+  ASSERT_EQ(gc::print_plan("n=4,op=broadcast,sizes=8-16M", f), 0);
+  std::fclose(f);
+  out.assign(text, len);
+  std::free(text);
+  EXPECT_NE(out.find("direct/ll"), std::string::npos) << out;
+  EXPECT_NE(out.find("direct    ll"), std::string::npos) << out;
+  EXPECT_NE(out.find("direct    simple"), std::string::npos) << out;
+  FILE* none = std::fopen("/dev/null", "w");
+  EXPECT_EQ(gc::print_plan("n=4,proto=ll", none), 0);
+  EXPECT_EQ(gc::print_plan("n=4,proto=fast", none), 2);
+  std::fclose(none);
   FILE* sink = std::fopen("/dev/null", "w");
   EXPECT_EQ(gc::print_plan("nodes=3,ppn=2,n=5", sink), 2);
   EXPECT_EQ(gc::print_plan("intra=warp-drive", sink), 2);

@@ -2,9 +2,9 @@
 // channel, all channels of a call at once (run_channel<Block> with the compile-time reducer that
 // kernels use), for every collective and every algorithm the team's shape allows, over 1 to 4
 // channels and chunk sizes that pipeline; with user buffers published in place where peers are
-// mapped. Then the team collectives kernels call (gshmem/coll/team.cuh) by a Warp and by a Block,
-// interleaved with the host API on the same team. Results are exact (small integers, also in
-// floating types).
+// mapped; the low-latency protocol on blocks. Then the team collectives kernels call
+// (gshmem/coll/team.cuh) by a Warp and by a Block, interleaved with the host API on the same team.
+// Results are exact (small integers, also in floating types).
 #include <gtest/gtest.h>
 
 #include <atomic>
@@ -38,7 +38,8 @@ T value(int p, size_t i) {
 
 // The Workspace of a call on the world team, as the host API builds it (coll_api.cpp), with the
 // plan given; the call's number advances the team's counter as every collective call does.
-gc::Workspace workspace(gc::Algo algo, int nch, uint64_t chunk, const char* call) {
+gc::Workspace workspace(gc::Algo algo, int nch, uint64_t chunk, const char* call,
+                        gc::Proto proto = gc::Proto::Simple) {
   const gshmem::DeviceContext& c = ctx();
   gc::Workspace ws{};
   ws.c = c;
@@ -52,6 +53,7 @@ gc::Workspace workspace(gc::Algo algo, int nch, uint64_t chunk, const char* call
   ws.chunk = chunk;
   ws.algo = algo;
   ws.sub = gc::Algo::Ring;
+  ws.proto = proto;
   ws.node_size = algo == gc::Algo::Hier ? gc::team_shape(GSHMEM_TEAM_WORLD).ppn : 0;
   ws.seq = ++*reinterpret_cast<uint64_t*>(c.heap.base + ws.area_off);
   return ws;
@@ -99,19 +101,21 @@ T expected(gc::Coll coll, size_t count, int n, int me, int root, size_t i) {
 }
 
 template <class T, class Op>
-void channels(gc::Coll coll, gc::Algo algo, int nch, uint64_t chunk, size_t count, bool publish) {
+void channels(gc::Coll coll, gc::Algo algo, int nch, uint64_t chunk, size_t count, bool publish,
+              gc::Proto proto = gc::Proto::Simple) {
   const int me = gshmem_my_pe(), n = gshmem_n_pes(), root = n - 1;
   const Shape sh = shape_of(coll, count, n);
   SCOPED_TRACE(std::string(gc::coll_name(coll)) + " " + gc::algo_name(algo) + ", " +
                std::to_string(nch) + " channels, chunk " + std::to_string(chunk) + ", count " +
-               std::to_string(count) + (publish ? ", published" : "") + "; " + seed_note());
+               std::to_string(count) + (publish ? ", published" : "") + ", protocol " +
+               gc::proto_name(proto) + "; " + seed_note());
   T* src = static_cast<T*>(gshmem_malloc(sh.src * sizeof(T)));
   T* dst = static_cast<T*>(gshmem_malloc(sh.dst * sizeof(T)));
   ASSERT_TRUE(src && dst);
   for (uint64_t i = 0; i < sh.src; ++i) src[i] = value<T>(me, i);
   for (uint64_t i = 0; i < sh.dst; ++i) dst[i] = T(0);
   gshmem_barrier_all();  // symmetric buffers may be read in place
-  gc::Workspace ws = workspace(algo, nch, chunk, "simt_channels");
+  gc::Workspace ws = workspace(algo, nch, chunk, "simt_channels", proto);
   gc::CallArgs a{src, dst, count, root, false, false};
   a.src_pub = publish;
   a.dst_pub = publish && coll == gc::Coll::AllReduce;
@@ -164,6 +168,26 @@ TEST(SimtColl, TypesAndOperators) {
     channels<int64_t, gc::OpMax>(gc::Coll::AllReduce, algo, 4, 512, 777, false);
     channels<uint8_t, gc::OpBxor>(gc::Coll::ReduceScatter, gc::Algo::Ring, 3, 256, 1001, false);
   }
+}
+
+// The low-latency protocol on blocks (one channel): every collective it carries, from one
+// element to several rounds (a round carries at most gc::kLLPayloadBytes), each size several
+// times with no barrier in between (the ring wraps and writers run ahead of readers).
+TEST(SimtColl, LowLatencyOnBlocks) {
+  if (!all_mapped()) GTEST_SKIP() << "the LL protocol needs every member mapped";
+  if (gshmem_n_pes() > gc::kLLMaxMembers) GTEST_SKIP() << "LL teams have at most 8 members";
+  for (gc::Coll coll : kColls) {
+    if (!gc::ll_implements(coll)) continue;
+    for (size_t count : {size_t(1), size_t(13), size_t(1020), size_t(1021), size_t(5003)}) {
+      for (int rep = 0; rep < 3; ++rep) {
+        channels<int32_t, gc::OpSum>(coll, gc::Algo::Direct, 1, 0, count, false, gc::Proto::LL);
+      }
+    }
+  }
+  channels<double, gc::OpProd>(gc::Coll::AllReduce, gc::Algo::Direct, 1, 0, 777, false,
+                               gc::Proto::LL);
+  channels<uint8_t, gc::OpBxor>(gc::Coll::ReduceScatter, gc::Algo::Direct, 1, 0, 4097, false,
+                                gc::Proto::LL);
 }
 
 namespace {

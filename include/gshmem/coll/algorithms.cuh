@@ -5,6 +5,7 @@
 
 #include "gshmem/coll/direct.cuh"
 #include "gshmem/coll/hier.cuh"
+#include "gshmem/coll/ll.cuh"
 #include "gshmem/coll/rd.cuh"
 #include "gshmem/coll/ring.cuh"
 #include "gshmem/coll/tree.cuh"
@@ -53,6 +54,17 @@ GSHMEM_HD GSHMEM_INLINE void run_plan(const Workspace& ws, Coll coll, Algo algo,
   const Peers P = whole_team(ws);
   const size_t es = r.esize();
   uint32_t round = 0;
+  if (algo == Algo::Direct && ws.proto == Proto::LL && ll_implements(coll) &&
+      P.n <= ll_members(ws.flag_stride)) {
+    // One channel carries the whole call (the planner gives LL one; any other has nothing to do).
+    if (ch != 0) return;
+    ll_run<G>(ws, P, r, coll, a);
+    if (coll == Coll::AllGather || coll == Coll::Broadcast) return;
+    if (coll == Coll::Reduce && P.me != a.root) return;
+    r.template finish<G>(a.dst, a.count, P.n);
+    G::sync();
+    return;
+  }
   switch (coll) {
     case Coll::AllReduce:
       switch (algo) {

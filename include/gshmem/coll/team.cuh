@@ -43,6 +43,7 @@ GSHMEM_HD GSHMEM_INLINE bool team_workspace(const DeviceContext& c, gshmem_team_
   ws->chunk = kTeamCallChunk;
   ws->algo = coll == Coll::AllToAll ? Algo::Pairwise : Algo::Ring;
   ws->sub = Algo::Ring;
+  ws->proto = Proto::Simple;
   ws->node_size = 0;
   volatile uint64_t* counter = reinterpret_cast<volatile uint64_t*>(c.heap.base + ws->area_off);
   if (G::rank() == 0) *counter = *counter + 1;

@@ -2,8 +2,9 @@
 // device API (signal_op, putmem_signal, wait_for) for any thread group G.
 //
 // Memory. Every PE has
-//   - per team slot, a small *area* of flag words next to the team's sync words (zeroed when the
-//     team is created): one word per (kind, channel, slot, source member);
+//   - per team slot, an *area* next to the team's sync words (zeroed when the team is created):
+//     one flag word per (kind, channel, slot, source member), then the team's low-latency
+//     buffers (ll.cuh);
 //   - one *pool* of scratch (GSHMEM_COLL_SCRATCH), shared by all teams, at the same heap offset on
 //     every PE, starting with a PoolHeader.
 //
@@ -46,9 +47,25 @@ inline constexpr uint64_t kAreaHeaderBytes = 64;
 inline constexpr uint64_t kPoolHeaderBytes = 4096;
 inline constexpr uint64_t kAlign = 64;
 
-// Bytes of one team's collective area in a job of n_pes PEs.
+// The low-latency protocol's buffers (ll.cuh): per team, a ring of kLLRingBytes per source
+// member, for teams of up to kLLMaxMembers, after a 192-byte head.
+inline constexpr int kLLMaxMembers = 8;
+inline constexpr uint64_t kLLRingBytes = 8192;
+inline constexpr uint64_t kLLHeadBytes = 192;
+
+GSHMEM_HD constexpr int ll_members(int n_pes) {
+  return n_pes < kLLMaxMembers ? n_pes : kLLMaxMembers;
+}
+
+// Bytes of one team's flag words in a job of n_pes PEs.
+GSHMEM_HD constexpr uint64_t team_flag_bytes(int n_pes) {
+  return 8ull * kFlagKinds * kMaxChannels * kSlots * uint64_t(n_pes);
+}
+
+// Bytes of one team's collective area in a job of n_pes PEs: header, flags, LL buffers.
 GSHMEM_HD constexpr uint64_t team_area_bytes(int n_pes) {
-  return kAreaHeaderBytes + 8ull * kFlagKinds * kMaxChannels * kSlots * uint64_t(n_pes);
+  return kAreaHeaderBytes + team_flag_bytes(n_pes) + kLLHeadBytes +
+         uint64_t(ll_members(n_pes)) * kLLRingBytes;
 }
 
 // The pool GSHMEM_COLL_SCRATCH asks for: at least 256 KiB, whole pages.
@@ -68,6 +85,13 @@ inline constexpr int kNumColls = 6;
 // Hier: inside each node (direct), across nodes (ring or recursive doubling), inside again.
 enum class Algo : uint8_t { Auto, Direct, Direct2, Ring, Tree, RecDbl, Hier, Pairwise };
 inline constexpr int kNumAlgos = 8;
+
+// How a call's data travels. Simple: the push and pull protocols below (data, then a flag; the
+// pull side acks). LL: the low-latency protocol of ll.cuh (data and its arrival tag written
+// together into the reader's buffer, several calls in flight; the direct algorithms, small
+// messages). Auto is the planner's to resolve: a Workspace holds Simple or LL.
+enum class Proto : uint8_t { Auto, Simple, LL };
+inline constexpr int kNumProtos = 3;
 
 enum Flag : uint32_t { kData = 0, kCredit = 1, kPub0 = 2, kPub1 = 3 };
 
@@ -94,6 +118,7 @@ struct Workspace {
   uint64_t chunk;  // pipelining unit in bytes
   Algo algo;
   Algo sub;           // Hier: the cross-node algorithm (Ring or RecDbl)
+  Proto proto;        // Simple (also for Auto) or LL (Direct only, one channel)
   int32_t node_size;  // Hier: team members per node
 };
 static_assert(std::is_trivially_copyable_v<Workspace>);
