@@ -62,6 +62,7 @@ size_t check_output(const Case& c, int me, int n, const void* dst, const std::st
 
 void force(Algo algo, int nch, uint64_t chunk) {
   gc::Overrides o;
+  o.proto = gc::overrides().proto;  // GSHMEM_PROTO stays in force
   for (Algo& a : o.algo) a = algo;
   o.nch = nch;
   o.chunk = chunk;

@@ -202,8 +202,12 @@ if [ "$TESTS_ON" = ON ]; then
     if [ $t = gpu_badinput_test ]; then
       step "test_$t" 90 "$exe"
     elif [ $t = gpu_coll ]; then
-      # A few hundred collectives whose PEs time-slice the GPU (without MPS): more time.
+      # A few hundred collectives whose PEs time-slice the GPU (without MPS): more time. Then
+      # the LL protocol forced (every direct call by it, at every size; graph replays too).
       step "test_$t" 100 "$RUN" -n 2 --timeout 95 "$exe"
+      step "test_${t}_ll" 60 env GSHMEM_PROTO=ll "$RUN" -n 2 --timeout 55 "$exe" \
+        --gtest_filter=GpuColl.AlgorithmSweep:GpuColl.GraphReplay
+      say "test ${t} (GSHMEM_PROTO=ll): $(verdict_of "$OUT/test_${t}_ll.log")"
     else
       step "test_$t" 50 "$RUN" -n 2 --timeout 45 "$exe"
     fi

@@ -45,6 +45,26 @@ GSHMEM_HD constexpr Algo runs_as(Algo algo, Coll coll) {
 
 namespace detail {
 
+// Whether the call goes by the LL protocol: the plan says so for a direct collective LL carries,
+// and the team fits its rings.
+GSHMEM_HD GSHMEM_INLINE bool by_ll(const Workspace& ws, Coll coll, Algo algo) {
+  return algo == Algo::Direct && ws.proto == Proto::LL && ll_implements(coll) &&
+         ws.team.size <= ll_members(ws.flag_stride);
+}
+
+// A call by the LL protocol. One channel carries all of it (the planner gives LL one; any other
+// has nothing to do). Reductions end with R::finish, as run_plan's do.
+template <class G, class R>
+GSHMEM_HD void run_ll(const Workspace& ws, Coll coll, const R& r, const CallArgs& a, int ch) {
+  const Peers P = whole_team(ws);
+  if (ch != 0) return;
+  ll_run<G>(ws, P, r, coll, a);
+  if (coll == Coll::AllGather || coll == Coll::Broadcast) return;
+  if (coll == Coll::Reduce && P.me != a.root) return;
+  r.template finish<G>(a.dst, a.count, P.n);
+  G::sync();
+}
+
 // run_channel's body, with the collective, the algorithm (runs_as) and Hier's cross-node
 // algorithm as arguments. Inlined, so that where they are constants (the collective kernel) only
 // the one algorithm's code is left: each kernel then gets the registers for it alone.
@@ -54,17 +74,6 @@ GSHMEM_HD GSHMEM_INLINE void run_plan(const Workspace& ws, Coll coll, Algo algo,
   const Peers P = whole_team(ws);
   const size_t es = r.esize();
   uint32_t round = 0;
-  if (algo == Algo::Direct && ws.proto == Proto::LL && ll_implements(coll) &&
-      P.n <= ll_members(ws.flag_stride)) {
-    // One channel carries the whole call (the planner gives LL one; any other has nothing to do).
-    if (ch != 0) return;
-    ll_run<G>(ws, P, r, coll, a);
-    if (coll == Coll::AllGather || coll == Coll::Broadcast) return;
-    if (coll == Coll::Reduce && P.me != a.root) return;
-    r.template finish<G>(a.dst, a.count, P.n);
-    G::sync();
-    return;
-  }
   switch (coll) {
     case Coll::AllReduce:
       switch (algo) {
@@ -156,7 +165,9 @@ GSHMEM_HD GSHMEM_INLINE void run_plan(const Workspace& ws, Coll coll, Algo algo,
 // this channel wrote.
 template <class G, class R>
 GSHMEM_HD void run_channel(const Workspace& ws, Coll coll, const R& r, const CallArgs& a, int ch) {
-  detail::run_plan<G>(ws, coll, runs_as(ws.algo, coll), ws.sub, r, a, ch);
+  const Algo algo = runs_as(ws.algo, coll);
+  if (detail::by_ll(ws, coll, algo)) return detail::run_ll<G>(ws, coll, r, a, ch);
+  detail::run_plan<G>(ws, coll, algo, ws.sub, r, a, ch);
 }
 
 // The same with the collective and the algorithm fixed at compile time (kAlgo ==
@@ -165,6 +176,11 @@ GSHMEM_HD void run_channel(const Workspace& ws, Coll coll, const R& r, const Cal
 template <class G, class R, Coll kColl, Algo kAlgo, Algo kSub = Algo::Ring>
 GSHMEM_HD void run_channel_as(const Workspace& ws, const R& r, const CallArgs& a, int ch) {
   static_assert(runs_as(kAlgo, kColl) == kAlgo, "kAlgo must implement kColl");
+  // The LL code only in the kernels of the direct algorithm (in the others it would cost
+  // registers even where it can never run).
+  if constexpr (kAlgo == Algo::Direct && ll_implements(kColl)) {
+    if (detail::by_ll(ws, kColl, kAlgo)) return detail::run_ll<G>(ws, kColl, r, a, ch);
+  }
   detail::run_plan<G>(ws, kColl, kAlgo, kSub, r, a, ch);
 }
 
