@@ -22,9 +22,9 @@
 // from byte 16. Before it says done, its reader zeroes the first word of every cell but the
 // first that the message used (its data ran over them), so a cell's first word is zero, an older
 // (smaller) tag, or the tag of the message that starts there: no data left from an earlier
-// message can pass for a tag, and a message of one cell (up to 48 bytes) costs no clearing. Rounds and cells are counted per team, the same on every
-// member (every member takes part in every round of a call, and the plan and count say how many
-// there are and how big).
+// message can pass for a tag, and a message of one cell (up to 48 bytes) costs no clearing.
+// Rounds and cells are counted per team, the same on every member (every member takes part in
+// every round of a call, and the plan and count say how many there are and how big).
 //
 // One channel (the rounds of a call follow one another), teams of up to kLLMaxMembers, all
 // mapped. In a kernel (G = Block) the block writes the data and one thread the tag, after a
