@@ -19,10 +19,11 @@
 //         round takes the same cells in every ring (the cells its largest message needs; a
 //         message does not wrap around the end), so one count places it for every pair.
 // A message is the tag (the round number, from 1) in its first cell's first word, then its data
-// from byte 16. Before it says done, its reader zeroes the first word of every cell but the
-// first that the message used (its data ran over them), so a cell's first word is zero, an older
-// (smaller) tag, or the tag of the message that starts there: no data left from an earlier
-// message can pass for a tag, and a message of one cell (up to 48 bytes) costs no clearing.
+// from byte 16. Before it says done, its reader zeroes the first word of every cell the message
+// used, so a cell's first word is zero or the tag of the message that starts there: no data
+// left from an earlier message can pass for a tag. (Clearing only the cells after the first
+// would do, since an older tag is smaller; it made ptxas spill in the ReduceScatter kernel and
+// bought nothing measurable on CPU PEs.)
 // Rounds and cells are counted per team, the same on every member (every member takes part in
 // every round of a call, and the plan and count say how many there are and how big).
 //
@@ -162,9 +163,8 @@ GSHMEM_HD const char* ll_recv(const Workspace& ws, int m, const LLRound& x) {
 }
 
 // Every member, at the end of each round (a member that read nothing too, or writers of later
-// rounds would wait for it): clears the cells after the first of the messages it read (from P
-// index `from`, or every other member when from < 0; none when from == P.me) and says it is done
-// with round x.
+// rounds would wait for it): clears the cells of the messages it read (from P index `from`, or
+// every other member when from < 0; none when from == P.me) and says it is done with round x.
 template <class G>
 GSHMEM_HD void ll_done(const Workspace& ws, const Peers& P, const LLRound& x, int from) {
   G::sync();
@@ -173,7 +173,7 @@ GSHMEM_HD void ll_done(const Workspace& ws, const Peers& P, const LLRound& x, in
   for (int i = 1; i < P.n && from != P.me; ++i) {
     const int j = (P.me + i) % P.n;
     if (from >= 0 && j != from) continue;
-    for (uint64_t c = 1 + G::rank(); c < cells; c += G::size()) {
+    for (uint64_t c = G::rank(); c < cells; c += G::size()) {
       *reinterpret_cast<volatile uint64_t*>(base + ll_cell_off(P.member(j), x.first + c)) = 0;
     }
   }
