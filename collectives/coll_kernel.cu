@@ -299,7 +299,7 @@ void check_reachable(gpu::Queue& q, const char* call, const char* arg, const voi
     std::snprintf(where, sizeof where, "%p", p);
     throw Error(GSHMEM_ERROR_INVALID_ARGUMENT, call, arg,
                 std::string(arg) + "=" + where +
-                    " is host memory the GPU cannot reach (a stream-ordered collective on a GPU "
+                    " is host memory the GPU cannot reach (a stream-ordered call on a GPU "
                     "heap needs device, managed or pinned mapped memory)");
   }
 }

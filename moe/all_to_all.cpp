@@ -1,9 +1,9 @@
-// gshmem::moe::AllToAll on CPU PEs: sizes and allocation, the order of the calls, and the host
-// loops that run the exchange steps (moe/routing.cuh, moe/exchange.cuh, moe/weighted_sum.cuh)
-// with G = Thread, one peer after another. A GPU heap would launch the same steps as kernels on
-// `stream` (one block per peer); until that layer exists a stream is refused. For the tests,
-// set_host_groups (moe/test_hooks.hpp) makes the same loops run the steps as kernels would: by
-// host thread groups (G = Block), a block per peer at once where the steps are per peer.
+// gshmem::moe::AllToAll: sizes and allocation, the order of the calls, and how the steps of
+// moe/steps.cuh run. On CPU PEs by this thread (G = Thread), one group after another; on a GPU
+// heap as one kernel per step on the caller's stream (moe/moe_kernel.cu), a block per group, with
+// the routing tables and the call's state (Ctl) in device memory. For the tests,
+// set_host_groups (moe/test_hooks.hpp) makes CPU PEs run the steps as kernels would: by host
+// thread groups (G = Block), a group per peer at once where the steps are per peer.
 //
 // One dispatch, on every member:
 //   send  route its tokens; count words to every member (put-with-signal, SET epoch); in the
@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "collectives/call_check.hpp"
+#include "collectives/coll_launch.hpp"
 #include "collectives/wait_policy.hpp"
 #include "gshmem/device.cuh"
 #include "gshmem/moe.hpp"
@@ -29,10 +30,10 @@
 #include "host/runtime/process.hpp"
 #include "host/runtime/runtime.hpp"
 #include "gshmem/simt.hpp"
-#include "moe/exchange.cuh"
-#include "moe/routing.cuh"
+#include "host/cuda/gpu.hpp"
+#include "moe/moe_launch.hpp"
+#include "moe/steps.cuh"
 #include "moe/test_hooks.hpp"
-#include "moe/weighted_sum.cuh"
 
 namespace gshmem::moe {
 
@@ -195,6 +196,7 @@ class AllToAll::Impl {
   void combine_send(const void* y, void* stream);
   void combine_recv(void* out, const float* weights, void* stream);
   void combine(void* out, const void* y, const float* weights, void* stream);
+  void sync(void* stream);
 
   Config cfg;
   Info info{};
@@ -204,41 +206,59 @@ class AllToAll::Impl {
 
   void set_shape(const TeamInfo& team, bool spans_nodes);
   void allocate_symmetric(bool spans_nodes);
-  void allocate_tables(const std::vector<int32_t>& nodes);
+  void allocate_private(const std::vector<int32_t>& nodes);
   void expect(Stage want, const char* call, void* stream) const;
-  // expect(), then, with GSHMEM_CHECK_CALLS, the members compare the call (kind, handle,
-  // config): a member out of order stops the others too.
+  // expect(), then, with GSHMEM_CHECK_CALLS (CPU PEs), the members compare the call (kind,
+  // handle, config): a member out of order stops the others too.
   void begin(Stage want, coll::CallKind kind, const char* call, void* stream);
-  // Ends a dispatch that will not deliver: nothing of this call may still be in flight or unread
-  // when any member starts the next one.
-  void abandon();
   template <class F>
   void for_each_peer(F&& f) const;
-  // Runs step(G{}) by one group: this thread, or one host block (set_host_groups).
-  template <class Step>
-  void one_group(Step&& step) const;
-  // Runs step(G{}, r) for the peers r in for_each_peer's order: in turn on this thread, or a host
-  // block per peer, all at once.
-  template <class Step>
-  void each_peer(Step&& step) const;
+  // What every step of a call reads; the context is the current one.
+  detail::StepArgs args() const;
+  // Runs step S as `blocks` groups: on a GPU heap a kernel on `stream`; on CPU PEs this thread,
+  // one group after another, or host thread groups, all at once (set_host_groups).
+  template <detail::Step S>
+  void run(const detail::StepArgs& a, int32_t blocks, void* stream, const char* call);
+  // Blocking calls on a GPU heap (stream NULL) return once their kernels are done.
+  void finish(void* stream, const char* call);
+  // Throws the failure the steps recorded that has not been reported yet, if any. `late`: it is
+  // reported by gshmem_moe_sync, after the dispatch ran on the GPU.
+  void raise_failure(bool late);
   // The two halves of combine. `own`: y stays valid until the sums are done, so this member's
   // own outputs are read there instead of being copied into its y_in.
-  void send_outputs(const char* y, bool own, const char* call);
-  void sum_outputs(void* out, const float* weights, const void* own, const char* call);
+  void send_outputs(const char* y, bool own, void* stream, const char* call);
+  void sum_outputs(void* out, const float* weights, const void* own, void* stream,
+                   const char* call);
+  // Throws (naming combine_recv) when out or weights cannot take the sums: NULL with tokens to
+  // sum (on a GPU heap, where the count is on the device: NULL at all), or out of the GPU's reach.
+  void check_sum_args(void* out, const float* weights) const;
 
   Plan p_{};
-  DeviceContext ctx_{};
+  DeviceContext ctx_{};        // this PE's host context (the steps' on CPU PEs)
+  gpu::Queue* gpu_ = nullptr;  // the GPU heap's queue, or null (CPU PEs)
   gshmem_team_t team_;
   void* sym_ = nullptr;
-  std::vector<int32_t> tables_;
-  std::vector<float> acc_;  // one token's sums in combine
+  // The private tables, the send orders, the Ctl and the sums' accumulators: host memory on CPU
+  // PEs, device memory on a GPU heap (dev_private_).
+  std::vector<uint64_t> host_private_;
+  void* dev_private_ = nullptr;
+  detail::Ctl* ctl_ = nullptr;
+  const int32_t* peers_ = nullptr;
+  const int32_t* group_order_ = nullptr;
+  float* acc_ = nullptr;
+  int32_t sum_blocks_ = 1;
+  // Where the steps record a failure: a member here, pinned host memory on a GPU heap.
+  detail::Failure host_report_{};
+  detail::Failure* report_ = &host_report_;
+  std::string host_why_;  // a GPU heap's input the host found unreachable (Fail::HostCheck)
   bool worst_case_;
-  uint64_t epoch_ = 0;
   uint64_t handle_id_ = 0;  // GSHMEM_CHECK_CALLS: the checked call on the team that created it
-  int32_t tokens_ = 0;
   Stage stage_ = Stage::Idle;
   simt::Grid groups_ = g_host_groups;  // threads == 0: G = Thread
 };
+
+// Sum blocks of a GPU heap's combine: tokens block, block + kSumBlocks, ...
+constexpr int32_t kSumBlocks = 128;
 
 AllToAll::Impl::Impl(const Config& config) : cfg(config), team_(config.team) {
   Runtime* rt = gshmem::detail::default_runtime();
@@ -246,13 +266,9 @@ AllToAll::Impl::Impl(const Config& config) : cfg(config), team_(config.team) {
     throw Error(GSHMEM_ERROR_NOT_INITIALIZED, "gshmem_moe_create", "",
                 gshmem::detail::not_running());
   }
-  if (rt->gpu()) {
-    throw Error(GSHMEM_ERROR_INVALID_ARGUMENT, "gshmem_moe_create", "",
-                "the symmetric heap is in GPU memory, and dispatch/combine run on CPU PEs only "
-                "so far (their kernels are not written yet): use GSHMEM_HEAP=host");
-  }
+  gpu_ = rt->gpu();
   const TeamInfo* team = rt->teams().find(cfg.team);
-  if (team && coll::call_checks_enabled()) {
+  if (team && !gpu_ && coll::call_checks_enabled()) {
     // Every member compares the config before any checks it alone makes can throw, so a member
     // whose config is bad or different stops the others.
     coll::CallDesc d = describe(cfg, coll::CallKind::MoeCreate, 0);
@@ -266,6 +282,8 @@ AllToAll::Impl::Impl(const Config& config) : cfg(config), team_(config.team) {
     handle_id_ = coll::check_call(*rt, cfg.team, d, "gshmem_moe_create");
   }
   check_config(cfg, team);
+  // The host's context: on a GPU heap its tables (peer bases, teams) are host memory, while the
+  // kernel-usable context's peer base table is device memory (args() hands that one to kernels).
   ctx_ = rt->context();
   ctx_.spins_before_yield = coll::coll_spins_before_yield(ctx_.spins_before_yield);
 
@@ -284,32 +302,38 @@ AllToAll::Impl::Impl(const Config& config) : cfg(config), team_(config.team) {
   const bool spans_nodes =
       std::any_of(nodes.begin(), nodes.end(), [&](int32_t v) { return v != nodes[0]; });
 
-  set_shape(*team, spans_nodes);
+  // Kernels read the team's member list from the table the GPU reaches.
+  set_shape(gpu_ ? gpu_->context().teams[size_t(cfg.team)] : *team, spans_nodes);
   allocate_symmetric(spans_nodes);
-  allocate_tables(nodes);
+  allocate_private(nodes);
   // Signals and count slots start at zero ("nothing arrived"); no member may send before every
   // member has cleared its own.
-  std::memset(p_.sig, 0, uint64_t(detail::kPhases) * p_.n * sizeof(uint64_t));
-  std::memset(p_.counts_in, 0, uint64_t(p_.n) * p_.experts * sizeof(uint64_t));
+  const uint64_t sig_bytes = uint64_t(detail::kPhases) * p_.n * sizeof(uint64_t);
+  const uint64_t count_bytes = uint64_t(p_.n) * p_.experts * sizeof(uint64_t);
+  if (gpu_) {
+    gpu::private_copy(p_.sig, nullptr, sig_bytes, "gshmem_moe_create", "MoE signals");
+    gpu::private_copy(p_.counts_in, nullptr, count_bytes, "gshmem_moe_create", "MoE counts");
+  } else {
+    std::memset(p_.sig, 0, sig_bytes);
+    std::memset(p_.counts_in, 0, count_bytes);
+  }
   gshmem_barrier_all();
 
   info.num_local_experts = p_.local_experts;
   info.expert_capacity = p_.capacity;
   info.landing_capacity = p_.landing_rows;
-  info.private_bytes = tables_.size() * sizeof(int32_t) + acc_.size() * sizeof(float);
   if (p_.me == 0) {
     GSHMEM_INFO(MOE,
                 "moe: %d members (dp %d), %d experts (%d each), top-%d, hidden %d, %s dispatch "
                 "(%u scales/token), %s combine, max %d tokens: %d rows/expert (%s), %d landing "
-                "rows/source; %s symmetric, %s private per PE",
+                "rows/source; %s symmetric, %s private per PE%s",
                 p_.n, p_.dp, p_.experts, p_.local_experts, p_.topk, p_.hidden,
                 dtype_name(cfg.dispatch_type), p_.n_scales, dtype_name(cfg.combine_type),
                 p_.max_tokens, p_.capacity, worst_case_ ? "worst case" : "capacity factor",
                 p_.landing_rows, format_bytes(info.symmetric_bytes).c_str(),
-                format_bytes(info.private_bytes).c_str());
+                format_bytes(info.private_bytes).c_str(), gpu_ ? " (GPU heap: kernels)" : "");
   }
 }
-
 void AllToAll::Impl::set_shape(const TeamInfo& team, bool spans_nodes) {
   Plan& p = p_;
   p.n = team.size;
@@ -375,7 +399,7 @@ void AllToAll::Impl::allocate_symmetric(bool spans_nodes) {
   info.symmetric_bytes = c.size;
 }
 
-void AllToAll::Impl::allocate_tables(const std::vector<int32_t>& nodes) {
+void AllToAll::Impl::allocate_private(const std::vector<int32_t>& nodes) {
   Plan& p = p_;
   const int64_t n = p.n, E = p.experts, L = p.local_experts, G = p.groups();
   struct Table {
@@ -400,32 +424,76 @@ void AllToAll::Impl::allocate_tables(const std::vector<int32_t>& nodes) {
       {&p.staged, G},
       {&p.result, 1},
   };
-  int64_t total = n;  // the node table, last
-  for (const Table& t : tables) total += t.size;
-  tables_.assign(size_t(total), 0);
-  int32_t* next = tables_.data();
-  for (const Table& t : tables) {
-    *t.at = next;
-    next += t.size;
+  Carver c;
+  std::vector<uint64_t> at;
+  for (const Table& t : tables) at.push_back(c.take(uint64_t(t.size) * sizeof(int32_t)));
+  const uint64_t o_node = c.take(uint64_t(n) * sizeof(int32_t));
+  const uint64_t o_peers = c.take(uint64_t(n) * sizeof(int32_t));
+  const uint64_t o_groups = c.take(uint64_t(G) * sizeof(int32_t));
+  const uint64_t o_ctl = c.take(sizeof(detail::Ctl));
+  sum_blocks_ = gpu_ ? std::min(p.max_tokens, kSumBlocks) : 1;
+  const uint64_t o_acc = c.take(uint64_t(sum_blocks_) * p.hidden * sizeof(float));
+
+  // The first contents, built here: zeros but for the node table, the send orders and the Ctl.
+  std::vector<uint64_t> image((c.size + 7) / 8, 0);
+  char* img = reinterpret_cast<char*>(image.data());
+  std::copy(nodes.begin(), nodes.end(), reinterpret_cast<int32_t*>(img + o_node));
+  int32_t* peers = reinterpret_cast<int32_t*>(img + o_peers);
+  int32_t* groups = reinterpret_cast<int32_t*>(img + o_groups);
+  int32_t next = 0, next_group = 0;
+  std::vector<bool> listed(size_t(G), false);
+  for_each_peer([&](int32_t r) {
+    peers[next++] = r;
+    if (!listed[size_t(r / p.dp)]) {
+      listed[size_t(r / p.dp)] = true;
+      groups[next_group++] = r / p.dp;
+    }
+  });
+  if (gpu_) {
+    report_ = static_cast<detail::Failure*>(
+        gpu::pinned_alloc(sizeof(detail::Failure), "MoE failure report"));
   }
-  std::copy(nodes.begin(), nodes.end(), next);
-  p.node = next;
-  acc_.assign(size_t(p.hidden), 0.0f);
+  detail::Ctl ctl{};
+  ctl.report = report_;
+  std::memcpy(img + o_ctl, &ctl, sizeof ctl);
+
+  char* base;
+  if (gpu_) {
+    dev_private_ = gpu::device_alloc(c.size, "MoE routing tables");
+    gpu::private_copy(dev_private_, img, c.size, "gshmem_moe_create", "MoE routing tables");
+    base = static_cast<char*>(dev_private_);
+  } else {
+    host_private_ = std::move(image);
+    base = reinterpret_cast<char*>(host_private_.data());
+  }
+  for (size_t i = 0; i < at.size(); ++i) {
+    *tables[i].at = reinterpret_cast<int32_t*>(base + at[i]);
+  }
+  p.node = reinterpret_cast<const int32_t*>(base + o_node);
+  peers_ = reinterpret_cast<const int32_t*>(base + o_peers);
+  group_order_ = reinterpret_cast<const int32_t*>(base + o_groups);
+  ctl_ = reinterpret_cast<detail::Ctl*>(base + o_ctl);
+  acc_ = reinterpret_cast<float*>(base + o_acc);
+  info.private_bytes = c.size;
 }
 
 AllToAll::Impl::~Impl() {
   // Peers' puts into these buffers have all landed once their signals were seen; this PE's own
-  // puts may still be in flight.
+  // puts may still be in flight. On a GPU heap the barrier also waits for this PE's kernels.
   gshmem_quiet();
   gshmem_barrier_all();
   gshmem_free(sym_);
+  if (gpu_) {
+    gpu::device_free(dev_private_);
+    gpu::pinned_free(report_);
+  }
 }
 
 void AllToAll::Impl::expect(Stage want, const char* call, void* stream) const {
-  if (stream) {
+  if (stream && !gpu_) {
     bad_argument(call, "stream",
-                 format("stream=%p: GPU heaps not supported yet (on CPU PEs pass stream=NULL; the "
-                        "call then blocks)",
+                 format("stream=%p: the symmetric heap is host memory, so the call runs on this "
+                        "CPU PE (pass stream=NULL; the call then blocks)",
                         stream));
   }
   if (stage_ == want) return;
@@ -437,7 +505,7 @@ void AllToAll::Impl::expect(Stage want, const char* call, void* stream) const {
 }
 
 void AllToAll::Impl::begin(Stage want, coll::CallKind kind, const char* call, void* stream) {
-  if (!coll::call_checks_enabled()) return expect(want, call, stream);
+  if (gpu_ || !coll::call_checks_enabled()) return expect(want, call, stream);
   Runtime* rt = gshmem::detail::default_runtime();
   coll::CallDesc d = describe(cfg, kind, handle_id_);
   try {
@@ -462,143 +530,159 @@ void AllToAll::Impl::for_each_peer(F&& f) const {
   }
 }
 
-template <class Step>
-void AllToAll::Impl::one_group(Step&& step) const {
-  if (groups_.threads == 0) {
-    step(Thread{});
-    return;
-  }
-  simt::run({1, groups_.threads, groups_.warp}, [&](unsigned) { step(Block{}); });
+detail::StepArgs AllToAll::Impl::args() const {
+  detail::StepArgs a{};
+  a.c = gpu_ ? gpu_->context() : ctx_;
+  a.p = p_;
+  a.ctl = ctl_;
+  a.peers = peers_;
+  a.group_order = group_order_;
+  a.team = team_;
+  a.early = worst_case_;
+  a.combine_type = gshmem_moe_dtype_t(cfg.combine_type);
+  a.acc = acc_;
+  return a;
 }
 
-template <class Step>
-void AllToAll::Impl::each_peer(Step&& step) const {
+template <detail::Step S>
+void AllToAll::Impl::run(const detail::StepArgs& a, int32_t blocks, void* stream,
+                         const char* call) {
+  if (gpu_) return detail::launch_step(*gpu_, S, a, blocks, stream, call);
   if (groups_.threads == 0) {
-    for_each_peer([&](int32_t r) { step(Thread{}, r); });
+    for (int32_t b = 0; b < blocks; ++b) detail::run_step<S, Thread>(a, b, blocks);
     return;
   }
-  std::vector<int32_t> peers;
-  for_each_peer([&](int32_t r) { peers.push_back(r); });
-  simt::run({unsigned(peers.size()), groups_.threads, groups_.warp},
-            [&](unsigned b) { step(Block{}, peers[b]); });
+  simt::run({unsigned(blocks), groups_.threads, groups_.warp},
+            [&](unsigned b) { detail::run_step<S, Block>(a, int32_t(b), blocks); });
 }
 
-void AllToAll::Impl::abandon() {
-  quiet<Thread>(ctx_);
-  team_sync<Thread>(ctx_, team_, {"gshmem_moe_dispatch_send"});
+void AllToAll::Impl::finish(void* stream, const char* call) {
+  if (gpu_ && !stream) detail::sync_stream(*gpu_, nullptr, call);
+}
+
+void AllToAll::Impl::raise_failure(bool late) {
+  using detail::Fail;
+  const char* call = "gshmem_moe_dispatch_send";
+  // On a GPU heap the kernels wrote it into pinned memory, and their stream has been synchronised.
+  detail::Failure f;
+  std::memcpy(&f, report_, sizeof f);
+  if (f.kind == Fail::None) return;
+  report_->kind = Fail::None;
+  const Plan& p = p_;
+  const std::string when =
+      late ? format(" [reported by gshmem_moe_sync: dispatch %llu of this handle, run on the GPU]",
+                    (unsigned long long)f.epoch)
+           : "";
+  const char* what = "";
+  std::string why;
+  switch (f.kind) {
+    case Fail::None:
+      return;
+    case Fail::HostCheck:
+      throw Error(GSHMEM_ERROR_INVALID_ARGUMENT, call, "", host_why_ + when);
+    case Fail::NullNumTokens:
+      what = "num_tokens";
+      why = "num_tokens is NULL";
+      break;
+    case Fail::NumTokens:
+      what = "num_tokens";
+      why = format("*num_tokens=%d is not in 0..max_tokens (%d)", f.a, p.max_tokens);
+      break;
+    case Fail::NullX:
+    case Fail::NullIndices:
+    case Fail::NullScales:
+      what = f.kind == Fail::NullX ? "x" : f.kind == Fail::NullIndices ? "indices" : "scales";
+      why = format("%s is NULL with %d tokens%s", what, f.a,
+                   f.kind == Fail::NullScales ? " (the config sends scales)" : "");
+      break;
+    case Fail::BadIndex:
+      what = "indices";
+      why = format("indices[%d][%d]=%d is not an expert (0..%d) or -1", f.a / p.topk, f.a % p.topk,
+                   f.b, p.experts - 1);
+      break;
+    case Fail::RepeatedIndex:
+      what = "indices";
+      why = format(
+          "indices[%d][%d]=%d repeats an expert of the same token (a token's experts must be "
+          "distinct)",
+          f.a / p.topk, f.a % p.topk, f.b);
+      break;
+    case Fail::PeerInput:
+      why = format(
+          "PE %d (team member %d) passed bad input to this dispatch (its message says which); no "
+          "tokens were exchanged",
+          p.pe(f.a), f.a);
+      break;
+    case Fail::StaleCounts:
+      throw Error(GSHMEM_ERROR_INTERNAL, call, "",
+                  format("the counts from PE %d are not this call's (epoch %llu)", p.pe(f.a),
+                         (unsigned long long)f.epoch) +
+                      when);
+    case Fail::Overflow: {
+      const Overflow& o = f.overflow;
+      std::string where =
+          o.kind == GSHMEM_MOE_OVERFLOW_EXPERT
+              ? format("expert %d (local expert %d of PE %d) would receive %d tokens", o.expert,
+                       o.expert % p.local_experts, p.pe(o.dest), o.count)
+              : format("PE %d would send %d rows to the landing zone at PE %d", p.pe(o.source),
+                       o.count, p.pe(o.dest));
+      throw CapacityError(
+          call,
+          format("%s, but there is room for %d (%s; the tokens of PE %d cross it). No tokens "
+                 "were exchanged; a handle made with capacity_factor >= %.4g fits this call",
+                 where.c_str(), o.capacity,
+                 o.kind == GSHMEM_MOE_OVERFLOW_EXPERT ? "expert_capacity" : "landing_capacity",
+                 p.pe(o.source), o.min_capacity_factor) +
+              when,
+          o);
+    }
+  }
+  bad_argument(call, what, why + when);
 }
 
 void AllToAll::Impl::dispatch_send(const void* x, const float* scales, const int32_t* indices,
                                    const int32_t* num_tokens, void* stream) {
   const char* call = "gshmem_moe_dispatch_send";
   begin(Stage::Idle, coll::CallKind::MoeDispatch, call, stream);
-  Plan& p = p_;
-
-  // Bad input is not thrown yet: the other members would wait for this one's counts. It travels
-  // as an abort signal instead, and every member reports the call.
-  const char* bad_arg = nullptr;
-  std::string bad;
-  const int32_t tokens = num_tokens ? *num_tokens : 0;
-  if (!num_tokens) {
-    bad_arg = "num_tokens";
-    bad = "num_tokens is NULL";
-  } else if (tokens < 0 || tokens > p.max_tokens) {
-    bad_arg = "num_tokens";
-    bad = format("*num_tokens=%d is not in 0..max_tokens (%d)", tokens, p.max_tokens);
-  } else if (tokens > 0 && (!x || !indices || (p.n_scales && !scales))) {
-    bad_arg = !x ? "x" : !indices ? "indices" : "scales";
-    bad = format("%s is NULL with %d tokens%s", bad_arg, tokens,
-                 !x || !indices ? "" : " (the config sends scales)");
-  }
-  const uint64_t epoch = ++epoch_;
-  if (!bad_arg) {
-    one_group([&](auto g) { detail::route<decltype(g)>(p, indices, tokens, epoch); });
-    if (*p.result >= 0) {
-      const int32_t i = *p.result, x = indices[i];
-      bad_arg = "indices";
-      bad = x < -1 || x >= p.experts
-                ? format("indices[%d][%d]=%d is not an expert (0..%d) or -1", i / p.topk,
-                         i % p.topk, x, p.experts - 1)
-                : format(
-                      "indices[%d][%d]=%d repeats an expert of the same token (a token's "
-                      "experts must be distinct)",
-                      i / p.topk, i % p.topk, x);
+  detail::StepArgs a = args();
+  a.x = static_cast<const char*>(x);
+  a.scales = scales;
+  a.indices = indices;
+  a.num_tokens = num_tokens;
+  if (gpu_) {
+    // An input the GPU cannot reach fails the call on every member, as bad input does: it
+    // travels as this member's abort signal, so no member waits for its counts.
+    try {
+      coll::check_reachable(*gpu_, call, "num_tokens", num_tokens, sizeof(int32_t));
+      coll::check_reachable(*gpu_, call, "x", x, 1);
+      coll::check_reachable(*gpu_, call, "scales", scales, 1);
+      coll::check_reachable(*gpu_, call, "indices", indices, 1);
+    } catch (const Error& e) {
+      host_why_ = e.what();
+      a.host_bad = 1;
     }
   }
-
-  Site site{call};
-  const uint64_t signal = bad_arg ? epoch | detail::kAbortBit : epoch;
-  each_peer([&](auto g, int32_t r) { detail::send_counts<decltype(g)>(ctx_, p, signal, r, site); });
-
-  // Worst-case landing zones cannot overflow (route() saw distinct experts per token): the
-  // network batches need not wait for the capacity check, and travel while the counts do.
-  const bool early = !bad_arg && worst_case_;
-  if (early) {
-    each_peer([&](auto g, int32_t r) {
-      if (detail::mapped(ctx_, p.pe(r))) return;
-      detail::send_tokens<decltype(g)>(ctx_, p, epoch, r, static_cast<const char*>(x), scales,
-                                       site);
-    });
+  // Bad input is not thrown at once: the other members would wait for this one's counts. It
+  // travels as an abort signal instead (Counts), and every member reports the call after Plan.
+  run<detail::Step::Begin>(a, 1, stream, call);
+  run<detail::Step::Counts>(a, p_.n, stream, call);
+  run<detail::Step::Plan>(a, 1, stream, call);
+  if (!gpu_ || !stream) {
+    finish(stream, call);
+    raise_failure(false);
   }
-
-  int32_t aborted = -1;
-  one_group([&](auto g) {
-    using G = decltype(g);
-    int32_t a = detail::for_each_arrival<G>(ctx_, p, detail::kCounts, epoch, call, [](int32_t) {});
-    if (G::rank() == 0) aborted = a;
-  });
-  if (bad_arg || aborted >= 0) {
-    abandon();
-    if (bad_arg) bad_argument(call, bad_arg, bad);
-    bad_argument(call, "",
-                 format("PE %d (team member %d) passed bad input to this dispatch (its message "
-                        "says which); no tokens were exchanged",
-                        p.pe(aborted), aborted));
-  }
-  one_group([&](auto g) { detail::load_counts<decltype(g)>(p, epoch); });
-  if (*p.result >= 0) {
-    throw Error(GSHMEM_ERROR_INTERNAL, call, "",
-                format("the counts from PE %d are not this call's (epoch %llu)", p.pe(*p.result),
-                       (unsigned long long)epoch));
-  }
-  one_group([&](auto g) { detail::plan_call<decltype(g)>(p); });
-  if (*p.result) {
-    const Overflow o = detail::find_overflow(p);
-    abandon();
-    std::string where = o.kind == GSHMEM_MOE_OVERFLOW_EXPERT
-                            ? format("expert %d (local expert %d of PE %d) would receive %d tokens",
-                                     o.expert, o.expert % p.local_experts, p.pe(o.dest), o.count)
-                            : format("PE %d would send %d rows to the landing zone at PE %d",
-                                     p.pe(o.source), o.count, p.pe(o.dest));
-    throw CapacityError(
-        call,
-        format("%s, but there is room for %d (%s; the tokens of PE %d cross it). No tokens were "
-               "exchanged; a handle made with capacity_factor >= %.4g fits this call",
-               where.c_str(), o.capacity,
-               o.kind == GSHMEM_MOE_OVERFLOW_EXPERT ? "expert_capacity" : "landing_capacity",
-               p.pe(o.source), o.min_capacity_factor),
-        o);
-  }
-  one_group([&](auto g) { detail::place_pairs<decltype(g)>(p, indices, tokens); });
-  each_peer([&](auto g, int32_t r) {
-    if (early && !detail::mapped(ctx_, p.pe(r))) return;
-    detail::send_tokens<decltype(g)>(ctx_, p, epoch, r, static_cast<const char*>(x), scales, site);
-  });
-  tokens_ = tokens;
+  run<detail::Step::Tokens>(a, p_.n, stream, call);
+  finish(stream, call);
   stage_ = Stage::Sent;
 }
 
 ExpertBatch AllToAll::Impl::dispatch_recv(void* stream) {
   const char* call = "gshmem_moe_dispatch_recv";
   expect(Stage::Sent, call, stream);
-  Plan& p = p_;
-  one_group([&](auto g) {
-    using G = decltype(g);
-    detail::for_each_arrival<G>(ctx_, p, detail::kTokens, epoch_, call, [&](int32_t s) {
-      if (!detail::mapped(ctx_, p.pe(s))) detail::unpack_landing<G>(p, s);
-    });
-  });
+  run<detail::Step::Recv>(args(), 1, stream, call);
+  finish(stream, call);
   stage_ = Stage::Received;
+  const Plan& p = p_;
   ExpertBatch b{};
   b.num_local_experts = p.local_experts;
   b.expert_capacity = p.capacity;
@@ -610,45 +694,23 @@ ExpertBatch AllToAll::Impl::dispatch_recv(void* stream) {
   return b;
 }
 
-void AllToAll::Impl::send_outputs(const char* y, bool own, const char* call) {
-  Site site{call};
-  auto send = [&](auto g, int32_t m) {
-    detail::send_outputs<decltype(g)>(ctx_, p_, epoch_, m, own && m == p_.me ? nullptr : y, site);
-  };
-  if (groups_.threads == 0 || p_.dp == 1) {
-    each_peer(send);
-    return;
-  }
-  // The members of a DP group share one gathered range of y_stage (send_outputs gathers it for
-  // the group's first network member and marks it staged): a block per DP group then, sending to
-  // its members in turn, so no two blocks gather into one range.
-  simt::run({unsigned(p_.groups()), groups_.threads, groups_.warp}, [&](unsigned b) {
-    for_each_peer([&](int32_t m) {
-      if (m / p_.dp == int32_t(b)) send(Block{}, m);
-    });
-  });
+void AllToAll::Impl::send_outputs(const char* y, bool own, void* stream, const char* call) {
+  detail::StepArgs a = args();
+  a.y = y;
+  a.own = own ? y : nullptr;
+  run<detail::Step::Outputs>(a, p_.groups(), stream, call);
+  finish(stream, call);
 }
 
-void AllToAll::Impl::sum_outputs(void* out, const float* weights, const void* own,
+void AllToAll::Impl::sum_outputs(void* out, const float* weights, const void* own, void* stream,
                                  const char* call) {
-  one_group([&](auto g) {
-    using G = decltype(g);
-    detail::for_each_arrival<G>(ctx_, p_, detail::kOutputs, epoch_, call, [](int32_t) {});
-    switch (cfg.combine_type) {
-      case DType::F32:
-        detail::weighted_sum<G>(p_, weights, static_cast<float*>(out), tokens_, acc_.data(),
-                                static_cast<const float*>(own));
-        break;
-      case DType::BF16:
-        detail::weighted_sum<G>(p_, weights, static_cast<coll::bfloat16_t*>(out), tokens_,
-                                acc_.data(), static_cast<const coll::bfloat16_t*>(own));
-        break;
-      default:
-        detail::weighted_sum<G>(p_, weights, static_cast<coll::half_t*>(out), tokens_, acc_.data(),
-                                static_cast<const coll::half_t*>(own));
-        break;
-    }
-  });
+  detail::StepArgs a = args();
+  a.out = out;
+  a.weights = weights;
+  a.own = own;
+  run<detail::Step::WaitOutputs>(a, 1, stream, call);
+  run<detail::Step::Sum>(a, sum_blocks_, stream, call);
+  finish(stream, call);
   stage_ = Stage::Idle;
 }
 
@@ -656,33 +718,74 @@ void AllToAll::Impl::combine_send(const void* y, void* stream) {
   const char* call = "gshmem_moe_combine_send";
   begin(Stage::Received, coll::CallKind::MoeCombine, call, stream);
   if (!y) bad_argument(call, "expert_y", "expert_y is NULL");
-  send_outputs(static_cast<const char*>(y), false, call);
+  if (gpu_) coll::check_reachable(*gpu_, call, "expert_y", y, 1);
+  send_outputs(static_cast<const char*>(y), false, stream, call);
   stage_ = Stage::Combining;
 }
 
-void AllToAll::Impl::combine_recv(void* out, const float* weights, void* stream) {
+void AllToAll::Impl::check_sum_args(void* out, const float* weights) const {
   const char* call = "gshmem_moe_combine_recv";
-  expect(Stage::Combining, call, stream);
-  if (tokens_ > 0 && (!out || !weights)) {
-    bad_argument(call, !out ? "out" : "weights",
-                 format("%s is NULL with %d tokens", !out ? "out" : "weights", tokens_));
+  const int32_t tokens = gpu_ ? 0 : ctl_->tokens;
+  if (gpu_ || tokens > 0) {
+    const char* arg = !out ? "out" : !weights ? "weights" : nullptr;
+    if (arg && gpu_) {
+      bad_argument(call, arg,
+                   format("%s is NULL (on a GPU heap the token count is read on the device, so "
+                          "out and weights must always be given)",
+                          arg));
+    }
+    if (arg) bad_argument(call, arg, format("%s is NULL with %d tokens", arg, tokens));
   }
-  sum_outputs(out, weights, nullptr, call);
+  if (gpu_) {
+    coll::check_reachable(*gpu_, call, "out", out, 1);
+    coll::check_reachable(*gpu_, call, "weights", weights, 1);
+  }
+}
+
+void AllToAll::Impl::combine_recv(void* out, const float* weights, void* stream) {
+  expect(Stage::Combining, "gshmem_moe_combine_recv", stream);
+  check_sum_args(out, weights);
+  sum_outputs(out, weights, nullptr, stream, "gshmem_moe_combine_recv");
 }
 
 void AllToAll::Impl::combine(void* out, const void* y, const float* weights, void* stream) {
   // Bad out or weights are reported as the two halves would (after sending, so no member waits
   // on this one); then every output must be in y_in for the combine_recv that may follow.
-  if (!y || (tokens_ > 0 && (!out || !weights))) {
+  bool sums_ok = true;
+  try {
+    check_sum_args(out, weights);
+  } catch (const Error&) {
+    sums_ok = false;
+  }
+  if (!y || !sums_ok) {
     combine_send(y, stream);
     combine_recv(out, weights, stream);
     return;
   }
-  begin(Stage::Received, coll::CallKind::MoeCombine, "gshmem_moe_combine_send", stream);
-  send_outputs(static_cast<const char*>(y), true, "gshmem_moe_combine_send");
+  const char* call = "gshmem_moe_combine_send";
+  begin(Stage::Received, coll::CallKind::MoeCombine, call, stream);
+  if (gpu_) coll::check_reachable(*gpu_, call, "expert_y", y, 1);
+  send_outputs(static_cast<const char*>(y), true, stream, call);
   stage_ = Stage::Combining;
-  sum_outputs(out, weights, y, "gshmem_moe_combine_recv");
+  sum_outputs(out, weights, y, stream, "gshmem_moe_combine_recv");
 }
+
+void AllToAll::Impl::sync(void* stream) {
+  if (!gpu_) return;
+  detail::sync_stream(*gpu_, stream, "gshmem_moe_sync");
+  raise_failure(true);
+}
+
+#if !GSHMEM_HAVE_CUDA
+// Built without CUDA the runtime never has a GPU heap, so no step is ever launched.
+void detail::launch_step(gpu::Queue&, detail::Step, const detail::StepArgs&, int32_t, void*,
+                         const char* call) {
+  throw Error(GSHMEM_ERROR_INTERNAL, call, "", "gshmem was built without CUDA");
+}
+void detail::sync_stream(gpu::Queue&, void*, const char* call) {
+  throw Error(GSHMEM_ERROR_INTERNAL, call, "", "gshmem was built without CUDA");
+}
+#endif
 
 // ---- The public class --------------------------------------------------------------------------
 
@@ -709,6 +812,9 @@ void AllToAll::combine_recv(void* out, const float* weights, void* stream) {
 }
 void AllToAll::combine(void* out, const void* expert_y, const float* weights, void* stream) {
   impl_->combine(out, expert_y, weights, stream);
+}
+void AllToAll::sync(void* stream) {
+  impl_->sync(stream);
 }
 const Config& AllToAll::config() const {
   return impl_->cfg;

@@ -135,6 +135,12 @@ int gshmem_moe_combine(gshmem_moe_handle_t handle, void* out, const void* expert
   return guarded(call, handle, [&] { handle->a2a.combine(out, expert_y, weights, stream); });
 }
 
+int gshmem_moe_sync(gshmem_moe_handle_t handle, void* stream) {
+  const char* call = "gshmem_moe_sync";
+  if (!handle) return null_argument(call, "handle");
+  return guarded(call, handle, [&] { handle->a2a.sync(stream); });
+}
+
 int gshmem_moe_last_overflow(gshmem_moe_handle_t handle, gshmem_moe_overflow_t* overflow) {
   if (!handle) return null_argument("gshmem_moe_last_overflow", "handle");
   if (!overflow) return null_argument("gshmem_moe_last_overflow", "overflow");

@@ -116,16 +116,18 @@ GSHMEM_HD GSHMEM_MOE_ROW_LOOP void store_row(Y* __restrict out, float* __restric
   store_row_body<G>(out, acc, n);
 }
 
-// out[t] = sum_k w[t][k] * y(t, k) for t < tokens, by the group G (its threads share each row).
-// y(t, k) is y_in[pos[t][k]], or own[own_row[t][k]] where own_row has one and `own` is given:
-// `own` is this member's expert outputs (combine_send's expert_y), still valid, whose rows were
-// not copied into its own y_in. `acc` is hidden floats of zeros, left zeroed.
+// out[t] = sum_k w[t][k] * y(t, k) for the tokens t = first, first + stride, ... below `tokens`,
+// by the group G (its threads share each row): one group takes every token (first 0, stride 1),
+// or several groups (a kernel's blocks) take turns. y(t, k) is y_in[pos[t][k]], or
+// own[own_row[t][k]] where own_row has one and `own` is given: `own` is this member's expert
+// outputs (combine_send's expert_y), still valid, whose rows were not copied into its own y_in.
+// `acc` is hidden floats of zeros, the group's own, left zeroed.
 template <class G, class Y>
 GSHMEM_HD void weighted_sum(const Plan& p, const float* weights, Y* out, int32_t tokens, float* acc,
-                            const Y* own) {
+                            const Y* own, int32_t first = 0, int32_t stride = 1) {
   const int32_t H = p.hidden, K = p.topk;
   const Y* y = reinterpret_cast<const Y*>(p.y_in);
-  for (int32_t t = 0; t < tokens; ++t) {
+  for (int32_t t = first; t < tokens; t += stride) {
     for (int32_t k = 0; k < K; ++k) {
       const int32_t i = t * K + k, pos = p.pos[i];
       if (pos < 0) continue;
@@ -133,6 +135,7 @@ GSHMEM_HD void weighted_sum(const Plan& p, const float* weights, Y* out, int32_t
           own && p.own_row[i] >= 0 ? own + int64_t(p.own_row[i]) * H : y + int64_t(pos) * H;
       accumulate_row<G>(acc, row, weights[i], H);
     }
+    // Each thread stores the elements it accumulated: no sync between the two.
     store_row<G>(out + int64_t(t) * H, acc, H);
   }
   G::sync();

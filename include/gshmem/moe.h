@@ -15,9 +15,17 @@
  * back-to-back iterations need no barrier. A call out of that order returns
  * GSHMEM_ERROR_INVALID_ARGUMENT without communicating.
  *
- * `stream` is a cudaStream_t (as void*) for GPU heaps; on CPU PEs pass NULL (the calls then
- * block). GPU heaps are not supported yet: a non-NULL stream returns
- * GSHMEM_ERROR_INVALID_ARGUMENT.
+ * `stream` is a cudaStream_t (as void*). On CPU PEs (a host heap) pass NULL: the calls run on
+ * the calling thread and return when done, as described below. On a GPU heap each call enqueues
+ * its kernels on `stream` and returns: the token count is read on the device when the dispatch
+ * runs (num_tokens may point to device memory that an earlier kernel on the stream writes),
+ * nothing waits on the host between dispatch and combine, and the whole sequence (dispatch,
+ * expert kernels, combine) may be captured in a CUDA graph and replayed: each replay is a new
+ * call. "Returns once ..." below then means "completes, in stream order, once ...": inputs may
+ * be reused by work enqueued after the call; the batch's counts, x and scales are device memory
+ * that kernels after dispatch_recv read. Every pointer argument must be memory the GPU reaches
+ * (device, managed or pinned mapped host memory). stream NULL on a GPU heap: the legacy default
+ * stream, and the call returns once its kernels are done (and reports failures itself).
  *
  * Errors: every call returns GSHMEM_SUCCESS or a gshmem_status after printing a message naming
  * the call and the argument. Bad input in a dispatch (an expert index out of range, a token count
@@ -27,6 +35,14 @@
  * every member reports it (with the same details, see gshmem_moe_last_overflow), no byte of token
  * data was sent, and the handle stays usable; create a new one with at least min_capacity_factor to
  * retry the same call.
+ *
+ * On a GPU heap with a stream, a dispatch's bad token count or expert index and an overflow are
+ * found on the device: every member's kernels find the same failure, write nothing out of bounds,
+ * and the call's remaining kernels (dispatch_recv, combine_send, combine_recv) do nothing (out is
+ * not written). The host learns of it at gshmem_moe_sync, which returns the status (and sets
+ * gshmem_moe_last_overflow) the CPU path returns, naming gshmem_moe_dispatch_send. The handle
+ * stays usable. Host-side checks (NULL where a pointer is needed, memory the GPU cannot reach,
+ * calls out of order) are reported by the call itself.
  */
 #ifndef GSHMEM_MOE_H
 #define GSHMEM_MOE_H
@@ -152,6 +168,12 @@ int gshmem_moe_combine_recv(gshmem_moe_handle_t handle, void* out, const float* 
                             void* stream);
 int gshmem_moe_combine(gshmem_moe_handle_t handle, void* out, const void* expert_y,
                        const float* weights, void* stream);
+
+/* Waits for the work enqueued on `stream` (a cudaStream_t; NULL: the legacy default stream), then
+ * returns the failure of a dispatch of this handle that ran on the GPU and was not reported yet
+ * (GSHMEM_SUCCESS if none). Local: not collective. On CPU PEs it returns GSHMEM_SUCCESS at once
+ * (their calls report failures themselves). Not during stream capture. */
+int gshmem_moe_sync(gshmem_moe_handle_t handle, void* stream);
 
 /* The overflow behind the last GSHMEM_ERROR_CAPACITY of this handle (kind NONE if none). */
 int gshmem_moe_last_overflow(gshmem_moe_handle_t handle, gshmem_moe_overflow_t* overflow);

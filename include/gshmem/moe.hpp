@@ -92,6 +92,10 @@ class AllToAll {
   void combine_recv(void* out, const float* weights, void* stream = nullptr);
   void combine(void* out, const void* expert_y, const float* weights, void* stream = nullptr);
 
+  // See gshmem_moe_sync: waits for `stream`, then throws the failure of a dispatch that ran on
+  // the GPU (CapacityError for an overflow). Returns at once on CPU PEs.
+  void sync(void* stream = nullptr);
+
   const Config& config() const;
   Info info() const;
 

@@ -1,6 +1,8 @@
 // gshmem_moe_a2a_perf: MoE dispatch and combine latency and bandwidth through
 // gshmem::moe::AllToAll, for DeepSeek-V3- and DeepSeek-V2-Lite-shaped layers, tokens per rank
-// swept. Every rank routes its tokens uniformly at random (top-k distinct experts); the first
+// swept. On a GPU heap the calls run as kernels on a stream, timed with CUDA events, beside the
+// floor (the bytes at the GPU's copy bandwidth, measured in the same run) and the published
+// figures of pplx-garden and DeepEP. Every rank routes its tokens uniformly at random (top-k distinct experts); the first
 // call of every point is checked against the reference (moe/reference.hpp) and any difference
 // makes the exit status 1.
 //
@@ -20,6 +22,7 @@
 #include "host/base/env.hpp"
 #include "moe/reference.hpp"
 #include "perftest/moe/moe_bench.hpp"
+#include "perftest/moe/moe_memory.hpp"
 
 namespace {
 
@@ -56,9 +59,25 @@ Reduced reduce(const Point& mine, int me, int n) {
   return r;
 }
 
+// The published figures the GPU table is read beside (ANCHORS.md): not measured here.
+void published_notes(MoeTable& table, const Shape& shape) {
+  if (shape.name != "deepseek-v3") return;
+  table.note("published, not measured here (DeepSeek-V3 decode, 128 tokens per rank, EP8 on 8 "
+             "GPUs): pplx-garden on EFA 49.7 us dispatch, 64.2 us combine; DeepEP on InfiniBand "
+             "77 us dispatch, 114 us combine");
+}
+
 // Runs the sweep of one shape; returns the number of differences from the reference found here.
-int run_shape(const MoeOptions& o, const Shape& shape, int me, int n) {
-  MoeTable table("moe_a2a", shape, n, "gshmem::moe::AllToAll", o.base.json, me == 0);
+// On a GPU heap the inputs are device memory and every call is enqueued on one stream and timed
+// with CUDA events (Memory).
+int run_shape(const MoeOptions& o, const Shape& shape, int me, int n, bool gpu) {
+  std::unique_ptr<Memory> mem = gpu ? gpu_memory() : host_memory();
+  void* stream = mem->stream();
+  MoeTable table("moe_a2a", shape, n,
+                 gpu ? "gshmem::moe::AllToAll kernels on a stream (GPU heap)"
+                     : "gshmem::moe::AllToAll",
+                 o.base.json, me == 0, mem->copy_bandwidth());
+  if (gpu) published_notes(table, shape);
   std::string memory = "symmetric buffers per PE:";
   int wrong = 0;
   for (int tokens : o.tokens) {
@@ -67,8 +86,12 @@ int run_shape(const MoeOptions& o, const Shape& shape, int me, int n) {
     auto all = ref::synthesize_all(cfg, n, std::vector<int32_t>(size_t(n), tokens),
                                    ref::Routing::Uniform, uint64_t(tokens));
     const ref::Inputs& in = all[size_t(me)];
-    const float* scales = in.scales.empty() ? nullptr : in.scales.data();
     const size_t yb = size_t(cfg.hidden) * gshmem::moe::dtype_size(cfg.combine_type);
+    const void* x = mem->upload(in.x);
+    const float* scales = in.scales.empty() ? nullptr : mem->upload(in.scales);
+    const int32_t* indices = mem->upload(in.indices);
+    const int32_t* count = mem->upload(std::vector<int32_t>{in.tokens});
+    const float* weights = mem->upload(in.weights);
 
     // The checked call; its expert outputs serve every timed iteration (the same routing each
     // time, so the same rows). A capacity-sized handle may not take it: every rank says so
@@ -76,7 +99,8 @@ int run_shape(const MoeOptions& o, const Shape& shape, int me, int n) {
     gshmem::moe::ExpertBatch b;
     for (;;) {
       try {
-        b = a2a->dispatch(in.x.data(), scales, in.indices.data(), &in.tokens);
+        b = a2a->dispatch(x, scales, indices, count, stream);
+        a2a->sync(stream);  // a GPU heap reports an overflow here
         break;
       } catch (const gshmem::moe::CapacityError& e) {
         cfg.capacity_factor = e.overflow().min_capacity_factor;
@@ -89,13 +113,19 @@ int run_shape(const MoeOptions& o, const Shape& shape, int me, int n) {
     memory += " " + std::to_string(tokens) + " tok " +
               gshmem::format_bytes(a2a->info().symmetric_bytes) + " (" +
               (cfg.capacity_factor > 0 ? format_factor(cfg.capacity_factor) : "worst case") + ");";
-    std::string bad = ref::check_dispatch(cfg, n, all, me, b);
-    std::vector<uint8_t> y(size_t(b.num_local_experts) * size_t(b.expert_capacity) * yb);
-    ref::run_experts(cfg, me, b, y.data());
-    std::vector<uint8_t> out(size_t(tokens) * yb);
-    a2a->combine(out.data(), y.data(), in.weights.data());
+    std::vector<std::vector<uint8_t>> batch_copy;
+    const gshmem::moe::ExpertBatch hb = mem->to_host(b, batch_copy);
+    std::string bad = ref::check_dispatch(cfg, n, all, me, hb);
+    std::vector<uint8_t> y_host(size_t(b.num_local_experts) * size_t(b.expert_capacity) * yb);
+    ref::run_experts(cfg, me, hb, y_host.data());
+    const void* y = mem->upload(y_host);
+    std::vector<uint8_t> out_host(size_t(tokens) * yb);
+    void* out = mem->scratch(out_host.size());
+    a2a->combine(out, y, weights, stream);
+    mem->download(out_host.data(), out, out_host.size());
     if (bad.empty()) {
-      bad = ref::check_combine(cfg, out.data(), ref::expected_combine(cfg, n, all, me), tokens);
+      bad = ref::check_combine(cfg, out_host.data(), ref::expected_combine(cfg, n, all, me),
+                               tokens);
     }
     if (!bad.empty()) {
       std::fprintf(stderr, "gshmem_moe_a2a_perf: PE %d, %s, %d tokens: wrong result: %s\n", me,
@@ -105,8 +135,9 @@ int run_shape(const MoeOptions& o, const Shape& shape, int me, int n) {
 
     Point mine = time_iterations(
         o.warmup(tokens), o.iters(tokens), [] { gshmem_barrier_all(); },
-        [&] { a2a->dispatch(in.x.data(), scales, in.indices.data(), &in.tokens); }, [] {},
-        [&] { a2a->combine(out.data(), y.data(), in.weights.data()); });
+        [&] { a2a->dispatch(x, scales, indices, count, stream); }, [] {},
+        [&] { a2a->combine(out, y, weights, stream); },
+        [&](const std::function<void()>& f) { return mem->time(f); });
     const int64_t rows = pairs_sent(in.indices, tokens, cfg.experts_per_token);
     mine.dispatch_bytes = double(rows) * double(b.token_bytes + b.scales_per_token * 4);
     mine.combine_bytes = double(rows) * double(yb);
@@ -129,7 +160,8 @@ int main(int argc, char** argv) {
   if (!parsed.exit_code) {
     int wrong = 0;
     try {
-      for (const Shape& s : parsed.opts.shapes) wrong += run_shape(parsed.opts, s, me, n);
+      const bool gpu = gshmemx_heap_kind() == GSHMEMX_HEAP_DEVICE;
+      for (const Shape& s : parsed.opts.shapes) wrong += run_shape(parsed.opts, s, me, n, gpu);
     } catch (const gshmem::Error& e) {  // e.g. a symmetric heap too small for the buffers
       if (me == 0) std::fprintf(stderr, "gshmem_moe_a2a_perf: %s\n", e.what());
       gshmem_finalize();

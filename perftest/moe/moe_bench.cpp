@@ -134,28 +134,46 @@ Parsed parse(int argc, char** argv, const char* program, const char* what, bool 
   return out;
 }
 
+namespace {
+
+std::vector<Column> moe_columns(bool floor) {
+  std::vector<Column> c = {{"tokens", "tokens"},
+                           {"dispatch(us)", "dispatch"},
+                           {"combine(us)", "combine"},
+                           {"disp(GB/s)", "dispatch_bw"},
+                           {"comb(GB/s)", "combine_bw"}};
+  if (floor) {
+    c.push_back({"disp_floor(us)", "dispatch_floor"});
+    c.push_back({"comb_floor(us)", "combine_floor"});
+  }
+  return c;
+}
+
+}  // namespace
+
 MoeTable::MoeTable(const char* test, const Shape& shape, int npes, const std::string& how,
-                   bool json, bool speak)
-    : npes_(npes),
+                   bool json, bool speak, double floor_bw)
+    : floor_bw_(floor_bw),
       table_(test, shape.describe() + ", " + std::to_string(npes) + " ranks, " + how,
-             {{"tokens", "tokens"},
-              {"dispatch(us)", "dispatch"},
-              {"combine(us)", "combine"},
-              {"disp(GB/s)", "dispatch_bw"},
-              {"comb(GB/s)", "combine_bw"}},
-             kLatency, json, speak) {
+             moe_columns(floor_bw > 0), kLatency, json, speak) {
   table_.note(
       "size(B): bytes a rank dispatches (rows x (values + scales)); latency: the slowest rank's "
       "mean; GB/s: a rank's bytes / that latency; last column: dispatch + combine");
+  if (floor_bw > 0) {
+    table_.note("floor: a rank's dispatch / combine bytes at the device-to-device copy "
+                "bandwidth measured in this run, " + Cell(floor_bw / 1e9).text + " GB/s");
+  }
 }
 
 void MoeTable::row(int tokens, const Point& worst, const Point& bytes) {
-  (void)npes_;
-  table_.row(size_t(bytes.dispatch_bytes),
-             {Cell(tokens), Cell(usec(worst.dispatch)), Cell(usec(worst.combine)),
-              Cell(gb_per_s(bytes.dispatch_bytes, worst.dispatch)),
-              Cell(gb_per_s(bytes.combine_bytes, worst.combine))},
-             usec(worst.dispatch + worst.combine));
+  std::vector<Cell> cells = {Cell(tokens), Cell(usec(worst.dispatch)), Cell(usec(worst.combine)),
+                             Cell(gb_per_s(bytes.dispatch_bytes, worst.dispatch)),
+                             Cell(gb_per_s(bytes.combine_bytes, worst.combine))};
+  if (floor_bw_ > 0) {
+    cells.emplace_back(usec(bytes.dispatch_bytes / floor_bw_));
+    cells.emplace_back(usec(bytes.combine_bytes / floor_bw_));
+  }
+  table_.row(size_t(bytes.dispatch_bytes), cells, usec(worst.dispatch + worst.combine));
 }
 
 int64_t pairs_sent(const std::vector<int32_t>& indices, int tokens, int topk) {
@@ -165,22 +183,23 @@ int64_t pairs_sent(const std::vector<int32_t>& indices, int tokens, int topk) {
 
 Point time_iterations(int warmup, int iters, const std::function<void()>& sync,
                       const std::function<void()>& dispatch, const std::function<void()>& experts,
-                      const std::function<void()>& combine) {
-  using clock = std::chrono::steady_clock;
+                      const std::function<void()>& combine, const Timer& timed) {
+  auto seconds = [&](const std::function<void()>& f) {
+    if (timed) return timed(f);
+    auto t0 = std::chrono::steady_clock::now();
+    f();
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  };
   Point p;
   for (int i = 0; i < warmup + iters; ++i) {
     sync();
-    auto t0 = clock::now();
-    dispatch();
-    auto t1 = clock::now();
+    const double d = seconds(dispatch);
     experts();
     sync();
-    auto t2 = clock::now();
-    combine();
-    auto t3 = clock::now();
+    const double c = seconds(combine);
     if (i >= warmup) {
-      p.dispatch += std::chrono::duration<double>(t1 - t0).count();
-      p.combine += std::chrono::duration<double>(t3 - t2).count();
+      p.dispatch += d;
+      p.combine += c;
     }
   }
   p.dispatch /= iters;

@@ -70,17 +70,19 @@ struct Point {
 
 // The table both programs print: one row per token count, with dispatch and combine latency
 // (us, the slowest rank's mean) and bandwidth (GB/s: the ranks' mean bytes per latency);
-// the metric column is dispatch + combine.
+// the metric column is dispatch + combine. With `floor_bw` (bytes/s, a GPU's device-to-device
+// copy bandwidth measured in the same run) two more columns: the time the ranks' mean dispatch
+// and combine bytes take at that bandwidth, the floor no exchange of those rows beats.
 class MoeTable {
  public:
   MoeTable(const char* test, const Shape& shape, int npes, const std::string& how, bool json,
-           bool speak);
+           bool speak, double floor_bw = 0);
   // `worst`: the slowest rank's timings; `bytes`: the ranks' mean bytes.
   void row(int tokens, const Point& worst, const Point& bytes);
   void note(const std::string& line) { table_.note(line); }
 
  private:
-  int npes_;
+  double floor_bw_;
   Table table_;
 };
 
@@ -88,9 +90,11 @@ class MoeTable {
 int64_t pairs_sent(const std::vector<int32_t>& indices, int tokens, int topk);
 
 // Runs warmup + iters iterations of: sync, dispatch (timed), the stand-in experts, sync,
-// combine (timed). Returns this rank's mean dispatch and combine seconds.
+// combine (timed). Returns this rank's mean dispatch and combine seconds. `timed(f)` returns the
+// seconds f takes (default: the host clock around it).
+using Timer = std::function<double(const std::function<void()>&)>;
 Point time_iterations(int warmup, int iters, const std::function<void()>& sync,
                       const std::function<void()>& dispatch, const std::function<void()>& experts,
-                      const std::function<void()>& combine);
+                      const std::function<void()>& combine, const Timer& timed = nullptr);
 
 }  // namespace perftest::moe

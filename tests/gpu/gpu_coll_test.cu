@@ -19,18 +19,7 @@ namespace {
 constexpr size_t kBig = 200003;  // elements: > 512 KiB of 4-byte types (2+ channels), > a chunk
 constexpr size_t kGuard = 64;
 
-class GpuColl : public testing::Test {
- protected:
-  void SetUp() override {
-    GPU_TEST_SETUP();
-    ASSERT_EQ(gshmemx_heap_kind(), GSHMEMX_HEAP_DEVICE) << "the GPU tests need a GPU heap";
-    GPU_CHECK(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
-  }
-  void TearDown() override {
-    if (stream_) GPU_CHECK(cudaStreamDestroy(stream_));
-  }
-  cudaStream_t stream_ = nullptr;
-};
+class GpuColl : public StreamTest {};
 
 int npes() {
   return gshmem_n_pes();

@@ -82,6 +82,20 @@ inline void note_skip(const std::string& reason) {
     ASSERT_TRUE(gpu_problem.empty()) << "kernels cannot use the default context: " << gpu_problem; \
   } while (0)
 
+// A test on a GPU heap with a non-blocking stream of its own (stream_).
+class StreamTest : public testing::Test {
+ protected:
+  void SetUp() override {
+    GPU_TEST_SETUP();
+    ASSERT_EQ(gshmemx_heap_kind(), GSHMEMX_HEAP_DEVICE) << "the GPU tests need a GPU heap";
+    GPU_CHECK(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
+  }
+  void TearDown() override {
+    if (stream_) GPU_CHECK(cudaStreamDestroy(stream_));
+  }
+  cudaStream_t stream_ = nullptr;
+};
+
 // The job-wide seed: PE 0's clock (or MP_TEST_SEED), shared through the symmetric heap and read
 // back with cudaMemcpy (the heap may be GPU memory the host cannot load from). Collective.
 inline uint64_t job_seed() {

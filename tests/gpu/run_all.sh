@@ -19,17 +19,36 @@
 # configures BUILDDIR exactly as a run does (generator choice and options) and dry-runs the
 # build of the targets it would build, so a build file the generator rejects shows without a
 # GPU (ctest's run_all_configure).
+#
+#   tests/gpu/run_all.sh --prebuilt BUNDLE OUTDIR
+# runs what scripts/gpu_bundle.sh packed into BUNDLE on another machine (no configure, no build;
+# BUNDLE/lib holds the libraries this machine may lack), for a GPU machine without libfabric,
+# hwloc or GoogleTest installed. --list-targets prints the targets a run builds.
 set -u
+PERF_TARGETS="gshmem_dev_put_bw gshmem_dev_get_bw gshmem_dev_p_latency gshmem_dev_put_signal_ping_pong gshmem_dev_barrier_latency"
+ALL_TEST_TARGETS="gpu_rma gpu_signal gpu_amo gpu_sync gpu_cxx gpu_graph gpu_coll gpu_team_coll gpu_moe gpu_badinput_test gpu_badinput_child"
+if [ "${1:-}" = "--list-targets" ]; then
+  echo gshmemrun gshmem-info gshmem_device_ring gshmem_moe_a2a_perf $PERF_TARGETS $ALL_TEST_TARGETS
+  exit 0
+fi
 CONFIGURE_ONLY=0
+PREBUILT=""
 if [ "${1:-}" = "--configure-only" ]; then
   CONFIGURE_ONLY=1
   shift
+elif [ "${1:-}" = "--prebuilt" ]; then
+  PREBUILT=$(cd "${2:?usage: run_all.sh --prebuilt BUNDLE OUTDIR}" && pwd)
+  shift 2
 fi
 OUT=${1:?usage: run_all.sh OUTDIR}
 mkdir -p "$OUT"
 OUT=$(cd "$OUT" && pwd)
 SRC=$(cd "$(dirname "$0")/../.." && pwd)
 BUILD=${GSHMEM_RUN_ALL_BUILD:-$OUT/build}
+if [ -n "$PREBUILT" ]; then
+  BUILD=$PREBUILT
+  export LD_LIBRARY_PATH=$PREBUILT/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+fi
 SUMMARY=$OUT/summary.txt
 START=$(date +%s)
 JOBS=$(nproc 2>/dev/null || echo 4)
@@ -38,6 +57,9 @@ JOBS=$(nproc 2>/dev/null || echo 4)
 say() { echo "$*" | tee -a "$SUMMARY"; }
 elapsed() { echo $(($(date +%s) - START)); }
 DEADLINE=${GSHMEM_RUN_ALL_SECONDS:-510}  # the whole run, summary included, stays under 9 minutes
+WANT_MPS=${GSHMEM_RUN_ALL_MPS:-0}
+# This script's own settings are no gshmem variables: the PEs would warn about them.
+unset GSHMEM_RUN_ALL_SECONDS GSHMEM_RUN_ALL_MPS GSHMEM_RUN_ALL_BUILD
 # step NAME LIMIT_S CMD...: runs CMD with a time limit (never past the deadline), log in
 # OUT/NAME.log; returns its status (125 when no time was left to start it).
 step() {
@@ -99,18 +121,8 @@ for d in /usr/lib/x86_64-linux-gnu/cmake/GTest /usr/lib/cmake/GTest /usr/local/l
 done
 say "libraries: libfabric=$FABRIC gtest=$GTEST"
 
-if ! have cmake || [ -z "$NVCC" ]; then
-  say "RESULT: cannot build: $(have cmake || echo 'cmake is missing ')$([ -z "$NVCC" ] && echo 'nvcc is missing')"
-  exit 1
-fi
-if [ "$FABRIC" = "no" ]; then
-  say "RESULT: cannot build: libgshmem needs libfabric headers and library (libfabric-dev)"
-  exit 1
-fi
-
 # Several PE processes share the one GPU: a compute mode that allows one context makes the second
 # PE's fail. Exclusive_Process works through MPS (one server context for all PEs), Prohibited not.
-WANT_MPS=${GSHMEM_RUN_ALL_MPS:-0}
 case "$COMPUTE_MODE" in
   Exclusive_Process)
     if have nvidia-cuda-mps-control; then
@@ -144,43 +156,64 @@ fi
 stop_mps() { [ $MPS_STARTED = 1 ] && echo quit | nvidia-cuda-mps-control >/dev/null 2>&1; }
 trap stop_mps EXIT
 
-# ---- Configure and build -----------------------------------------------------------------------
-GEN=()
-have ninja && [ ! -f "$BUILD/Makefile" ] && GEN=(-G Ninja)
-TESTS_ON=ON
-[ "$GTEST" = no ] && TESTS_ON=OFF
-CONFIGURE=(cmake -S "$SRC" -B "$BUILD" "${GEN[@]}" -DCMAKE_BUILD_TYPE=RelWithDebInfo
-  -DCMAKE_CUDA_ARCHITECTURES=90 -DCMAKE_CUDA_COMPILER="$NVCC" -DGSHMEM_BUILD_TESTS=$TESTS_ON
-  -DGSHMEM_BUILD_PERFTEST=ON)
-PERF_TARGETS="gshmem_dev_put_bw gshmem_dev_get_bw gshmem_dev_p_latency gshmem_dev_put_signal_ping_pong gshmem_dev_barrier_latency"
-TEST_TARGETS=""
-[ "$TESTS_ON" = ON ] && TEST_TARGETS="gpu_rma gpu_signal gpu_amo gpu_sync gpu_cxx gpu_graph gpu_coll gpu_team_coll gpu_badinput_test gpu_badinput_child"
-if [ $CONFIGURE_ONLY = 1 ]; then
-  "${CONFIGURE[@]}" && cmake --build "$BUILD" --target gshmemrun gshmem_device_ring $PERF_TARGETS \
-    $TEST_TARGETS -- -n >/dev/null && say "configure-only: ${GEN[*]:-Unix Makefiles} configures and dry-runs"
-  exit $?
-fi
-step configure 90 "${CONFIGURE[@]}"
-if [ $? -ne 0 ]; then
-  say "RESULT: configure failed (configure.log)"
-  exit 1
-fi
-[ "$TESTS_ON" = OFF ] && say "note: GoogleTest not found: the GPU tests are not built; perftests only"
+# ---- Configure and build (not with --prebuilt: that bundle was built elsewhere) ----------------
+build_here() {
+  if ! have cmake || [ -z "$NVCC" ]; then
+    say "RESULT: cannot build: $(have cmake || echo 'cmake is missing ')$([ -z "$NVCC" ] && echo 'nvcc is missing')"
+    return 1
+  fi
+  if [ "$FABRIC" = "no" ]; then
+    say "RESULT: cannot build: libgshmem needs libfabric headers and library (libfabric-dev)"
+    return 1
+  fi
 
-# What is small first, so a build cut short by the time limit still leaves something to run.
-# Keep going past a target that fails, so one broken program does not cost the others.
-KEEP=(-- -k)
-[ -f "$BUILD/build.ninja" ] && KEEP=(-- -k 0)
-step build_perftests 180 cmake --build "$BUILD" -j "$JOBS" --target gshmemrun gshmem_device_ring $PERF_TARGETS "${KEEP[@]}"
-# Leave about 3 minutes for running what was built.
-[ -n "$TEST_TARGETS" ] && step build_tests $((DEADLINE - 190 - $(elapsed))) \
-  cmake --build "$BUILD" -j "$JOBS" --target $TEST_TARGETS "${KEEP[@]}"
+  GEN=()
+  have ninja && [ ! -f "$BUILD/Makefile" ] && GEN=(-G Ninja)
+  TESTS_ON=ON
+  [ "$GTEST" = no ] && TESTS_ON=OFF
+  CONFIGURE=(cmake -S "$SRC" -B "$BUILD" "${GEN[@]}" -DCMAKE_BUILD_TYPE=RelWithDebInfo
+    -DCMAKE_CUDA_ARCHITECTURES=90 -DCMAKE_CUDA_COMPILER="$NVCC" -DGSHMEM_BUILD_TESTS=$TESTS_ON
+    -DGSHMEM_BUILD_PERFTEST=ON)
+  TEST_TARGETS=""
+  [ "$TESTS_ON" = ON ] && TEST_TARGETS=$ALL_TEST_TARGETS
+  if [ $CONFIGURE_ONLY = 1 ]; then
+    "${CONFIGURE[@]}" && cmake --build "$BUILD" --target gshmemrun gshmem_device_ring $PERF_TARGETS \
+      $TEST_TARGETS -- -n >/dev/null && say "configure-only: ${GEN[*]:-Unix Makefiles} configures and dry-runs"
+    return $?
+  fi
+  step configure 90 "${CONFIGURE[@]}"
+  if [ $? -ne 0 ]; then
+    say "RESULT: configure failed (configure.log)"
+    return 1
+  fi
+  [ "$TESTS_ON" = OFF ] && say "note: GoogleTest not found: the GPU tests are not built; perftests only"
+
+  # What is small first, so a build cut short by the time limit still leaves something to run.
+  # Keep going past a target that fails, so one broken program does not cost the others.
+  KEEP=(-- -k)
+  [ -f "$BUILD/build.ninja" ] && KEEP=(-- -k 0)
+  step build_perftests 180 cmake --build "$BUILD" -j "$JOBS" --target gshmemrun gshmem_device_ring $PERF_TARGETS "${KEEP[@]}"
+  # Leave about 3 minutes for running what was built.
+  [ -n "$TEST_TARGETS" ] && step build_tests $((DEADLINE - 190 - $(elapsed))) \
+    cmake --build "$BUILD" -j "$JOBS" --target $TEST_TARGETS "${KEEP[@]}"
+  return 0  # a target that failed to build shows as NOT BUILT below
+}
+if [ -n "$PREBUILT" ]; then
+  TESTS_ON=OFF
+  [ -x "$BUILD/tests/gpu/gpu_rma" ] && TESTS_ON=ON
+  say "prebuilt: $BUILD ($(ls "$BUILD/lib" | wc -l) libraries carried in lib/)"
+elif ! build_here; then
+  exit 1
+elif [ $CONFIGURE_ONLY = 1 ]; then
+  exit 0
+fi
 
 # ---- GPU tests ---------------------------------------------------------------------------------
 # Run directly under gshmemrun (not through ctest) so each job's own time limit ends its PEs
 # cleanly: a PE left spinning on the GPU would spoil every later step. GSHMEM_TIMEOUT makes a
 # device wait that cannot finish trap with a message instead of hanging.
 RUN=$BUILD/gshmemrun
+export GSHMEMRUN=$RUN  # gpu_badinput_test's launcher, wherever the build tree now lies
 export GSHMEM_TIMEOUT=30
 # A test log's verdict: PASSED, FAILED or SKIPPED (why).
 verdict_of() {
@@ -193,7 +226,7 @@ verdict_of() {
 }
 if [ "$TESTS_ON" = ON ]; then
   say "## tests (2 PEs on the one GPU; logs test_*.log)"
-  for t in gpu_rma gpu_signal gpu_amo gpu_sync gpu_cxx gpu_graph gpu_coll gpu_team_coll gpu_badinput_test; do
+  for t in gpu_rma gpu_signal gpu_amo gpu_sync gpu_cxx gpu_graph gpu_coll gpu_team_coll gpu_moe gpu_badinput_test; do
     exe=$BUILD/tests/gpu/$t
     if [ ! -x "$exe" ]; then
       say "test $t: NOT BUILT"
@@ -220,7 +253,7 @@ if [ "$TESTS_ON" = ON ]; then
   # Across two virtual nodes: every peer through the proxy and libfabric (tcp;ofi_rxm), the
   # kernels' commands picked up by the polling proxy thread.
   say "## tests across 2 virtual nodes (--ppn 1, tcp;ofi_rxm; logs net_*.log)"
-  for t in gpu_rma gpu_signal gpu_amo gpu_sync; do
+  for t in gpu_rma gpu_signal gpu_amo gpu_sync gpu_moe; do
     exe=$BUILD/tests/gpu/$t
     [ -x "$exe" ] || { say "net test $t: NOT BUILT"; continue; }
     step "net_$t" 45 env GSHMEM_FABRIC_PROVIDER='tcp;ofi_rxm' "$RUN" -n 2 --ppn 1 --timeout 40 "$exe"
@@ -236,7 +269,7 @@ fi
 perf() {  # perf LOGNAME PROGRAM ARGS...
   local name=$1 prog=$2
   shift 2
-  for dir in perftest/device device; do
+  for dir in perftest/device perftest/moe device; do
     [ ! -x "$BUILD/$prog" ] && [ -x "$BUILD/$dir/$prog" ] && prog=$dir/$prog
   done
   if [ ! -x "$BUILD/$prog" ]; then
@@ -244,6 +277,10 @@ perf() {  # perf LOGNAME PROGRAM ARGS...
     return 1
   fi
   step "$name" 40 ${PERF_ENV:+env $PERF_ENV} "$RUN" -n 2 ${PERF_PPN:+--ppn $PERF_PPN} --timeout 35 "$BUILD/$prog" "$@"
+  local rc=$?
+  grep -q "no libfabric RDM provider offers FI_HMEM" "$OUT/$name.log" 2>/dev/null &&
+    say "step $name: SKIPPED (no libfabric provider here registers GPU memory: FI_HMEM)"
+  return $rc
 }
 perf example_device_ring gshmem_device_ring
 perf dev_put_bw_block gshmem_dev_put_bw --scope block -b 8 -e 64M -n 20 -w 3
@@ -257,10 +294,17 @@ perf dev_barrier_latency_block gshmem_dev_barrier_latency --scope block -n 200 -
 PERF_PPN=1 PERF_ENV="GSHMEM_FABRIC_PROVIDER=tcp;ofi_rxm" \
   perf dev_put_signal_ping_pong_net gshmem_dev_put_signal_ping_pong --scope thread -b 8 -e 4K -n 200 -w 10
 
+# MoE dispatch/combine kernels (DeepSeek-V3 and V2-Lite decode shapes, 1 to 128 tokens per rank)
+# beside the copy-bandwidth floor measured in the same run and the published figures.
+# GSHMEM_HEAP=device: a program without kernels of its own gets a host heap by default.
+PERF_ENV="GSHMEM_HEAP=device" perf moe_a2a_perf gshmem_moe_a2a_perf -b 1 -e 128 -f 2
+
 # ---- The Python package on CUDA tensors (when this machine's torch has CUDA) ----------------
 PY=/usr/bin/python3
 [ -x "$PY" ] || PY=$(command -v python3)
-if "$PY" -c "import torch, sys; sys.exit(0 if torch.cuda.is_available() else 1)" 2>/dev/null; then
+if [ -n "$PREBUILT" ]; then
+  say "python_cuda: SKIPPED (--prebuilt: the extension is built against the build machine's torch)"
+elif "$PY" -c "import torch, sys; sys.exit(0 if torch.cuda.is_available() else 1)" 2>/dev/null; then
   if step build_python 120 cmake --build "$BUILD" -j "$JOBS" --target gshmem_python "${KEEP[@]}"; then
     step python_cuda 60 env PYTHONPATH="$BUILD/python" GSHMEM_TEST_DEVICE=cuda \
       PYTHONDONTWRITEBYTECODE=1 "$RUN" -n 2 --timeout 55 "$PY" -m pytest -q -p no:cacheprovider \
@@ -284,4 +328,6 @@ for f in dev_p_latency dev_put_signal_ping_pong dev_put_signal_ping_pong_net dev
   grep -h -E "SKIPPED|FAILED|OK" "$OUT/$f.log" | head -2 | sed "s/^/$f: /" | tee -a "$SUMMARY"
   grep -h -E "^(0|8|4096|65536) " "$OUT/$f.log" | sed "s/^/$f: /" | tee -a "$SUMMARY"
 done
+# The MoE tables whole: a row per token count.
+[ -f "$OUT/moe_a2a_perf.log" ] && grep -v -E "^[{]" "$OUT/moe_a2a_perf.log" | tee -a "$SUMMARY"
 say "total: $(elapsed)s"

@@ -6,6 +6,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
 #include <vector>
@@ -28,6 +29,36 @@ inline std::vector<int32_t> random_tokens(const Config& cfg, int n, uint64_t see
   uint64_t s = seed;
   for (auto& v : t) v = int32_t(gshmem_test::splitmix64(s) % uint64_t(cfg.max_tokens + 1));
   return t;
+}
+
+// Small shapes: 8 PEs share 2 cores in CI.
+inline Config shape(int n, int topk, DType x = DType::BF16, DType y = DType::BF16) {
+  Config c;
+  c.max_tokens = n >= 8 ? 12 : 24;
+  c.num_experts = n * std::max(2, (8 + n - 1) / n);
+  c.experts_per_token = topk;
+  c.hidden = n >= 8 ? 20 : 40;
+  c.dispatch_type = x;
+  c.combine_type = y;
+  return c;
+}
+
+// The payload combinations every MoE test runs: each dispatch and combine type, with and
+// without scales.
+struct PayloadCase {
+  DType x, y;
+  int scale_block;
+};
+inline std::vector<PayloadCase> payload_cases() {
+  return {
+      {DType::F32, DType::F32, 0},
+      {DType::BF16, DType::BF16, 0},
+      {DType::F16, DType::F16, 0},
+      {DType::Bytes, DType::BF16, GSHMEM_MOE_SCALE_BLOCK_AUTO},  // fp8 + a scale per 128
+      {DType::Bytes, DType::F32, 16},                            // several scales per token
+      {DType::Bytes, DType::F16, 0},                             // raw bytes, no scales
+      {DType::F32, DType::BF16, 8},                              // scales with float values
+  };
 }
 
 inline size_t y_bytes(const Config& cfg) {

@@ -43,33 +43,8 @@ int npes() {
   return gshmem_n_pes();
 }
 
-// Small shapes: 8 PEs share 2 cores in CI.
-Config shape(int n, int topk, DType x = DType::BF16, DType y = DType::BF16) {
-  Config c;
-  c.max_tokens = n >= 8 ? 12 : 24;
-  c.num_experts = n * std::max(2, (8 + n - 1) / n);
-  c.experts_per_token = topk;
-  c.hidden = n >= 8 ? 20 : 40;
-  c.dispatch_type = x;
-  c.combine_type = y;
-  return c;
-}
-
 TEST(Moe, PayloadTypes) {
-  struct Types {
-    DType x, y;
-    int scale_block;
-  };
-  const Types types[] = {
-      {DType::F32, DType::F32, 0},
-      {DType::BF16, DType::BF16, 0},
-      {DType::F16, DType::F16, 0},
-      {DType::Bytes, DType::BF16, GSHMEM_MOE_SCALE_BLOCK_AUTO},  // fp8 + a scale per 128
-      {DType::Bytes, DType::F32, 16},                            // several scales per token
-      {DType::Bytes, DType::F16, 0},                             // raw bytes, no scales
-      {DType::F32, DType::BF16, 8},                              // scales with float values
-  };
-  for (const Types& t : types) {
+  for (const moe_test::PayloadCase& t : moe_test::payload_cases()) {
     Config cfg = shape(npes(), 3, t.x, t.y);
     cfg.scale_block = t.scale_block;
     SCOPED_TRACE("dispatch " + std::to_string(int(t.x)) + " combine " + std::to_string(int(t.y)) +
