@@ -161,7 +161,8 @@ MoeTable::MoeTable(const char* test, const Shape& shape, int npes, const std::st
       "mean; GB/s: a rank's bytes / that latency; last column: dispatch + combine");
   if (floor_bw > 0) {
     table_.note("floor: a rank's dispatch / combine bytes at the device-to-device copy "
-                "bandwidth measured in this run, " + Cell(floor_bw / 1e9).text + " GB/s");
+                "bandwidth a PE measured in this run with every PE copying at once, " +
+                Cell(floor_bw / 1e9).text + " GB/s");
   }
 }
 
