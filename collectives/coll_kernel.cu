@@ -5,13 +5,16 @@
 // a function of its own, shared by all kernels (not inlined into each of the algorithms' call
 // sites).
 //
-// Registers: a kernel gets those of its largest path, 128 per thread at 512 threads. Compiled
+// Registers: a kernel gets those of its largest path. The algorithms' paths want 110 to 255
+// registers per thread (ptxas 13.0, sm_90), so a block is 256 threads (255 registers each) and a
+// large call takes more blocks (channels: planner.cpp), the same threads per byte as 512-thread
+// blocks had. At 512 threads (128 registers) 14 of the 22 kernels spilled, Hier's AllReduce 1.5 KB
+// with a 656-byte stack frame; at 256 only Hier's two kernels spill, 24 and 32 bytes. Compiled
 // per algorithm only (every collective of it behind a switch), from a modified copy of the
 // Workspace parameter, with the recursive doubling and Bruck links in arrays indexed by the
-// round, the kernels spilled up to 1.7 KB with stack frames up to 3.3 KB, and ptxas took about
-// 3 minutes per architecture on 2 cores. scripts/ptxas_report.py prints ptxas's figures; the
-// tests coll_kernel_ptxas_sm* (label cuda) fail when a kernel spills beyond the known budgets
-// (tests/CMakeLists.txt).
+// round, the kernels had spilled up to 1.7 KB with stack frames up to 3.3 KB.
+// scripts/ptxas_report.py prints ptxas's figures; the tests coll_kernel_ptxas_sm* (label cuda)
+// fail when a kernel spills beyond the known budgets (tests/CMakeLists.txt).
 #include <cuda_runtime_api.h>
 
 #include <array>
@@ -29,9 +32,9 @@ namespace gshmem::coll {
 
 namespace {
 
-// Threads per block (channel). The copies and reductions stride over the block; 512 leaves the
-// compiler 128 registers per thread for the algorithm set.
-constexpr int kThreads = 512;
+// Threads per block (channel). The copies and reductions stride over the block; 256 leaves the
+// compiler 255 registers per thread for the algorithm set (see the top of this file).
+constexpr int kThreads = 256;
 
 // The typed loops. Plain switches: the visit_type / visit_op helpers take lambdas, which device
 // code cannot pass to a __host__ __device__ function.
@@ -174,8 +177,8 @@ __device__ void claim_seq(const Workspace& ws) {
 }
 
 // One kernel per collective and algorithm that runs it (runs_as); Sub is Hier's cross-node
-// algorithm (Ring or RecDbl; unused by the others). minBlocks 1: 128 registers per thread at 512
-// threads (ptxas's default aims at two blocks per SM, 64 registers). ws is used as it came (seq
+// algorithm (Ring or RecDbl; unused by the others). minBlocks 1: 255 registers per thread at 256
+// threads (ptxas's default would aim at more blocks per SM and fewer registers). ws is used as it came (seq
 // 0, call set by the launch): its fields are then read from the parameter space where they are
 // used, while a modified copy would hold them in registers for the whole kernel.
 template <Coll C, Algo A, Algo Sub>

@@ -314,9 +314,10 @@ double predict(Coll coll, Algo algo, Algo sub, const TeamShape& s, uint64_t byte
 Plan make_plan(Coll coll, const TeamShape& s, uint64_t bytes, const Overrides& o,
                std::string* note) {
   Plan p;
-  // Channels: a GPU spreads a large message over thread blocks; a CPU PE is one thread.
+  // Channels: a GPU spreads a large message over thread blocks of 256 threads, one per 256 KiB;
+  // a CPU PE is one thread.
   p.nch = 1;
-  if (s.gpu) p.nch = int(std::clamp<uint64_t>(bytes / (512u << 10), 1, kMaxChannels));
+  if (s.gpu) p.nch = int(std::clamp<uint64_t>(bytes / (256u << 10), 1, kMaxChannels));
   // Chunks: large enough that a step's alpha is small next to its transfer, small enough to
   // keep several steps of the pipeline busy.
   const bool net = s.nodes > 1;

@@ -151,7 +151,7 @@ const std::vector<EnvSpec> kRegistry = {
      "not apply the call uses simple.",
      false},
     {"GSHMEM_NCHANNELS", EnvKind::Int, "0", nullptr,
-     "Channels per collective (0: the planner decides; at most 8). CPU PEs run them one after "
+     "Channels per collective (0: the planner decides; at most 16). CPU PEs run them one after "
      "another; a GPU runs one thread block per channel.",
      false},
     {"GSHMEM_CHUNK_SIZE", EnvKind::Size, "0", nullptr,

@@ -40,7 +40,7 @@
 
 namespace gshmem::coll {
 
-inline constexpr int kMaxChannels = 8;
+inline constexpr int kMaxChannels = 16;  // a kernel block (256 threads) each on a GPU
 inline constexpr int kSlots = 2;
 inline constexpr int kFlagKinds = 4;
 inline constexpr uint64_t kAreaHeaderBytes = 64;
