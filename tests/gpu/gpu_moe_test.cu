@@ -21,6 +21,7 @@ using gshmem::moe::Config;
 using gshmem::moe::DType;
 using gshmem::moe::ExpertBatch;
 using moe_test::random_tokens;
+using moe_test::uniform_inputs;
 using moe_test::shape;
 using moe_test::y_bytes;
 
@@ -134,8 +135,7 @@ TEST_F(GpuMoe, PayloadTypes) {
     for (int call = 0; call < 2; ++call) {
       uint64_t seed = key(job_seed(), "types", int(t.x), int(t.y), call);
       run_call(a2a,
-               ref::synthesize_all(cfg, npes(), random_tokens(cfg, npes(), seed),
-                                   ref::Routing::Uniform, seed),
+               uniform_inputs(cfg, npes(), seed),
                stream_, call == 1);
     }
   }
@@ -148,8 +148,7 @@ TEST_F(GpuMoe, TopK) {
     AllToAll a2a(cfg);
     uint64_t seed = key(job_seed(), "topk", k);
     run_call(a2a,
-             ref::synthesize_all(cfg, npes(), random_tokens(cfg, npes(), seed),
-                                 ref::Routing::Uniform, seed),
+             uniform_inputs(cfg, npes(), seed),
              stream_, false);
   }
 }
@@ -174,8 +173,7 @@ TEST_F(GpuMoe, BlockingNullStream) {
   AllToAll a2a(cfg);
   uint64_t seed = key(job_seed(), "blocking");
   run_call(a2a,
-           ref::synthesize_all(cfg, npes(), random_tokens(cfg, npes(), seed), ref::Routing::Uniform,
-                               seed),
+           uniform_inputs(cfg, npes(), seed),
            nullptr, true);
 }
 

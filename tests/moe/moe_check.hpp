@@ -61,6 +61,11 @@ inline std::vector<PayloadCase> payload_cases() {
   };
 }
 
+// Every member's inputs for one call: random token counts, uniform routing.
+inline std::vector<ref::Inputs> uniform_inputs(const Config& cfg, int n, uint64_t seed) {
+  return ref::synthesize_all(cfg, n, random_tokens(cfg, n, seed), ref::Routing::Uniform, seed);
+}
+
 inline size_t y_bytes(const Config& cfg) {
   return size_t(cfg.hidden) * gshmem::moe::dtype_size(cfg.combine_type);
 }

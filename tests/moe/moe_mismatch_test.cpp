@@ -53,8 +53,7 @@ void matched_call(AllToAll& a2a, const char* after) {
   const Config& cfg = a2a.config();
   uint64_t seed = key(job_seed(), "mismatch", after);
   run_call(a2a,
-           ref::synthesize_all(cfg, npes(), random_tokens(cfg, npes(), seed), ref::Routing::Uniform,
-                               seed),
+           uniform_inputs(cfg, npes(), seed),
            me());
 }
 

@@ -52,8 +52,7 @@ TEST(Moe, PayloadTypes) {
     AllToAll a2a(cfg);
     for (int call = 0; call < 2; ++call) {
       uint64_t seed = key(job_seed(), "types", int(t.x), int(t.y), call);
-      auto all = ref::synthesize_all(cfg, npes(), random_tokens(cfg, npes(), seed),
-                                     ref::Routing::Uniform, seed);
+      auto all = uniform_inputs(cfg, npes(), seed);
       run_call(a2a, all, me());
     }
   }
@@ -66,8 +65,7 @@ TEST(Moe, TopK) {
     AllToAll a2a(cfg);
     uint64_t seed = key(job_seed(), "topk", k);
     run_call(a2a,
-             ref::synthesize_all(cfg, npes(), random_tokens(cfg, npes(), seed),
-                                 ref::Routing::Uniform, seed),
+             uniform_inputs(cfg, npes(), seed),
              me());
   }
 }
@@ -274,8 +272,7 @@ TEST(Moe, OutputsInPlace) {
       uint64_t rng = key(job_seed(), "inplace jitter", me(), dp, int(t));
       for (int call = 0; call < 4; ++call) {
         uint64_t seed = key(job_seed(), "inplace", dp, int(t), call);
-        auto all = ref::synthesize_all(cfg, npes(), random_tokens(cfg, npes(), seed),
-                                       ref::Routing::Uniform, seed);
+        auto all = uniform_inputs(cfg, npes(), seed);
         const ref::Inputs& in = all[size_t(me())];
         ExpertBatch b = a2a.dispatch(in.x.data(), nullptr, in.indices.data(), &in.tokens);
         const size_t bytes = size_t(b.num_local_experts) * size_t(b.expert_capacity) * y_bytes(cfg);
@@ -349,10 +346,7 @@ TEST(Moe, SubTeams) {
     AllToAll a2a(cfg);
     for (int call = 0; call < 2; ++call) {
       uint64_t seed = key(job_seed(), "subteam", me() % 2, call);
-      run_call(
-          a2a,
-          ref::synthesize_all(cfg, n, random_tokens(cfg, n, seed), ref::Routing::Uniform, seed),
-          my);
+      run_call(a2a, uniform_inputs(cfg, n, seed), my);
     }
   }
   gshmem_team_destroy(even);
@@ -388,8 +382,7 @@ TEST(Moe, CApi) {
   cfg.hidden = 16;
   cfg.dispatch_type = cfg.combine_type = DType::F32;
   uint64_t seed = key(job_seed(), "capi");
-  auto all = ref::synthesize_all(cfg, npes(), random_tokens(cfg, npes(), seed),
-                                 ref::Routing::Uniform, seed);
+  auto all = uniform_inputs(cfg, npes(), seed);
   const ref::Inputs& in = all[size_t(me())];
   int stream;
   EXPECT_EQ(
