@@ -37,4 +37,6 @@ done | sort -u | while read -r name path; do
 done
 # Without debug information: the bundle travels (RelWithDebInfo objects are mostly DWARF).
 find "$dest" -type f -exec strip --strip-debug {} +
+# The module images gpu_module loads (it looks for them beside itself).
+cp "$build"/tests/gpu/*.fatbin "$dest/tests/gpu/" 2>/dev/null || true
 du -sh "$dest" | awk '{print "gpu_bundle.sh: " $1 " in " $2}'

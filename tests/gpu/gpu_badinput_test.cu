@@ -4,28 +4,17 @@
 #include <cuda_runtime.h>
 #include <gtest/gtest.h>
 #include <sys/wait.h>
-#include <unistd.h>
 
 #include <cstdio>
-#include <cstdlib>
 #include <string>
+
+#include "tests/gpu/test_files.hpp"
 
 #ifndef GSHMEMRUN_PATH
 #error "GSHMEMRUN_PATH and BADINPUT_CHILD_PATH come from tests/gpu/CMakeLists.txt"
 #endif
 
 namespace {
-
-// A program this test runs: $env when set, else where the build put it, else `rel` from this
-// test's folder (a build tree copied to another machine keeps its relative layout).
-std::string program(const char* env, const char* built, const char* rel) {
-  if (const char* v = std::getenv(env); v && *v) return v;
-  if (access(built, X_OK) == 0) return built;
-  char self[4096];
-  ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
-  std::string dir = n > 0 ? std::string(self, size_t(n)) : std::string("./x");
-  return dir.substr(0, dir.rfind('/') + 1) + rel;
-}
 
 std::string run(const std::string& cmd, int* status) {
   std::string out;
@@ -59,9 +48,10 @@ class GpuBadInput : public testing::TestWithParam<std::pair<const char*, const c
 TEST_P(GpuBadInput, TrapsNamingTheCall) {
   auto [name, call] = GetParam();
   int status = 0;
-  const std::string gshmemrun = program("GSHMEMRUN", GSHMEMRUN_PATH, "../../gshmemrun");
+  using gshmem_gpu_test::test_file;
+  const std::string gshmemrun = test_file("GSHMEMRUN", GSHMEMRUN_PATH, "../../gshmemrun");
   const std::string child =
-      program("GPU_BADINPUT_CHILD", BADINPUT_CHILD_PATH, "gpu_badinput_child");
+      test_file("GPU_BADINPUT_CHILD", BADINPUT_CHILD_PATH, "gpu_badinput_child");
   std::string out = run("GSHMEM_DEVICE_CHECKS=1 GSHMEM_TIMEOUT=30 " + gshmemrun +
                             " -n 2 --timeout 60 " + child + " " + name,
                         &status);

@@ -8,11 +8,13 @@
 // entry points: the test does not link libcuda.
 #include <cuda.h>
 
+#include <cstring>
 #include <fstream>
 #include <iterator>
 
 #include "gshmem/device_module.h"
 #include "tests/gpu/gpu_util.cuh"
+#include "tests/gpu/test_files.hpp"
 
 using namespace gshmem_gpu_test;
 
@@ -44,8 +46,10 @@ F driver_entry(const char* name) {
     ASSERT_EQ(cu_check_rc, CUDA_SUCCESS) << #call << " failed (" << cu_check_rc << ")"; \
   } while (0)
 
-std::vector<char> read_image(const char* path) {
-  std::ifstream in(path, std::ios::binary);
+// A module image the build made beside this test (GPU_MODULE_FATBIN / GPU_PLAIN_FATBIN).
+std::vector<char> read_image(const char* built) {
+  const char* name = std::strrchr(built, '/') ? std::strrchr(built, '/') + 1 : built;
+  std::ifstream in(test_file(nullptr, built, name), std::ios::binary);
   return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
 }
 
