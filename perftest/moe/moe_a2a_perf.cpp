@@ -47,8 +47,11 @@ Reduced reduce(const Point& mine, int me, int n) {
   gshmem_barrier_all();
   Reduced r;
   if (me == 0) {
+    // Through the API: on a GPU heap the symmetric copy is device memory.
+    std::vector<double> got(size_t(4 * n));
+    gshmem_getmem(got.data(), all, got.size() * sizeof(double), 0);
     for (int s = 0; s < n; ++s) {
-      const double* p = all + 4 * s;
+      const double* p = got.data() + 4 * s;
       r.worst.dispatch = std::max(r.worst.dispatch, p[0]);
       r.worst.combine = std::max(r.worst.combine, p[1]);
       r.mean.dispatch_bytes += p[2] / n;
