@@ -172,6 +172,10 @@ GSHMEM_HD void plan_dispatch(const StepArgs& a) {
     place_pairs<G>(p, a.indices, ctl.tokens);
     return;
   }
+  // The batch of a failed call is empty: on a GPU heap the expert kernels enqueued after
+  // dispatch_recv run anyway, and plan_call may have left counts past expert_capacity (an
+  // overflow) or from the call before.
+  for (int32_t e = G::rank(); e < p.local_experts; e += G::size()) p.expert_counts[e] = 0;
   // Nothing of this call may still be in flight or unread when any member starts the next one.
   if (G::rank() == 0 && a.ctl->report->kind == Fail::None) *a.ctl->report = ctl.now;
   quiet<G>(a.c);
