@@ -178,9 +178,9 @@ __device__ void claim_seq(const Workspace& ws) {
 
 // One kernel per collective and algorithm that runs it (runs_as); Sub is Hier's cross-node
 // algorithm (Ring or RecDbl; unused by the others). minBlocks 1: 255 registers per thread at 256
-// threads (ptxas's default would aim at more blocks per SM and fewer registers). ws is used as it came (seq
-// 0, call set by the launch): its fields are then read from the parameter space where they are
-// used, while a modified copy would hold them in registers for the whole kernel.
+// threads (ptxas's default would aim at more blocks per SM and fewer registers). ws is used as it
+// came (seq 0, call set by the launch): its fields are then read from the parameter space where
+// they are used, while a modified copy would hold them in registers for the whole kernel.
 template <Coll C, Algo A, Algo Sub>
 __global__ void __launch_bounds__(kThreads, 1)
     coll_kernel(const Workspace ws, KernelReducer r, CallArgs a) {

@@ -2,9 +2,9 @@
 // gshmem::moe::AllToAll, for DeepSeek-V3- and DeepSeek-V2-Lite-shaped layers, tokens per rank
 // swept. On a GPU heap the calls run as kernels on a stream, timed with CUDA events, beside the
 // floor (the bytes at the GPU's copy bandwidth, measured in the same run) and the published
-// figures of pplx-garden and DeepEP. Every rank routes its tokens uniformly at random (top-k distinct experts); the first
-// call of every point is checked against the reference (moe/reference.hpp) and any difference
-// makes the exit status 1.
+// figures of pplx-garden and DeepEP. Every rank routes its tokens uniformly at random (top-k
+// distinct experts); the first call of every point is checked against the reference
+// (moe/reference.hpp) and any difference makes the exit status 1.
 //
 //   gshmemrun -n 4 gshmem_moe_a2a_perf [deepseek-v3] [deepseek-v2-lite] [-b 1 -e 128 -f 2]
 //                                      [-n ITERS -w WARMUP] [--full] [--capacity-factor F]
@@ -65,9 +65,10 @@ Reduced reduce(const Point& mine, int me, int n) {
 // The published figures the GPU table is read beside (ANCHORS.md): not measured here.
 void published_notes(MoeTable& table, const Shape& shape) {
   if (shape.name != "deepseek-v3") return;
-  table.note("published, not measured here (DeepSeek-V3 decode, 128 tokens per rank, EP8 on 8 "
-             "GPUs): pplx-garden on EFA 49.7 us dispatch, 64.2 us combine; DeepEP on InfiniBand "
-             "77 us dispatch, 114 us combine");
+  table.note(
+      "published, not measured here (DeepSeek-V3 decode, 128 tokens per rank, EP8 on 8 "
+      "GPUs): pplx-garden on EFA 49.7 us dispatch, 64.2 us combine; DeepEP on InfiniBand "
+      "77 us dispatch, 114 us combine");
 }
 
 // Runs the sweep of one shape; returns the number of differences from the reference found here.
@@ -79,10 +80,10 @@ int run_shape(const MoeOptions& o, const Shape& shape, int me, int n, bool gpu) 
   // Every PE measures at once: PEs that share a GPU share its bandwidth in the calls too.
   gshmem_barrier_all();
   const double floor_bw = mem->copy_bandwidth();
-  MoeTable table("moe_a2a", shape, n,
-                 gpu ? "gshmem::moe::AllToAll kernels on a stream (GPU heap)"
-                     : "gshmem::moe::AllToAll",
-                 o.base.json, me == 0, floor_bw);
+  MoeTable table(
+      "moe_a2a", shape, n,
+      gpu ? "gshmem::moe::AllToAll kernels on a stream (GPU heap)" : "gshmem::moe::AllToAll",
+      o.base.json, me == 0, floor_bw);
   if (gpu) published_notes(table, shape);
   std::string memory = "symmetric buffers per PE:";
   int wrong = 0;
@@ -130,8 +131,8 @@ int run_shape(const MoeOptions& o, const Shape& shape, int me, int n, bool gpu) 
     a2a->combine(out, y, weights, stream);
     mem->download(out_host.data(), out, out_host.size());
     if (bad.empty()) {
-      bad = ref::check_combine(cfg, out_host.data(), ref::expected_combine(cfg, n, all, me),
-                               tokens);
+      bad =
+          ref::check_combine(cfg, out_host.data(), ref::expected_combine(cfg, n, all, me), tokens);
     }
     if (!bad.empty()) {
       std::fprintf(stderr, "gshmem_moe_a2a_perf: PE %d, %s, %d tokens: wrong result: %s\n", me,

@@ -160,9 +160,10 @@ MoeTable::MoeTable(const char* test, const Shape& shape, int npes, const std::st
       "size(B): bytes a rank dispatches (rows x (values + scales)); latency: the slowest rank's "
       "mean; GB/s: a rank's bytes / that latency; last column: dispatch + combine");
   if (floor_bw > 0) {
-    table_.note("floor: a rank's dispatch / combine bytes at the device-to-device copy "
-                "bandwidth a PE measured in this run with every PE copying at once, " +
-                Cell(floor_bw / 1e9).text + " GB/s");
+    table_.note(
+        "floor: a rank's dispatch / combine bytes at the device-to-device copy "
+        "bandwidth a PE measured in this run with every PE copying at once, " +
+        Cell(floor_bw / 1e9).text + " GB/s");
   }
 }
 

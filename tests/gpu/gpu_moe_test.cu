@@ -21,8 +21,8 @@ using gshmem::moe::Config;
 using gshmem::moe::DType;
 using gshmem::moe::ExpertBatch;
 using moe_test::random_tokens;
-using moe_test::uniform_inputs;
 using moe_test::shape;
+using moe_test::uniform_inputs;
 using moe_test::y_bytes;
 
 namespace {
@@ -134,9 +134,7 @@ TEST_F(GpuMoe, PayloadTypes) {
     AllToAll a2a(cfg);
     for (int call = 0; call < 2; ++call) {
       uint64_t seed = key(job_seed(), "types", int(t.x), int(t.y), call);
-      run_call(a2a,
-               uniform_inputs(cfg, npes(), seed),
-               stream_, call == 1);
+      run_call(a2a, uniform_inputs(cfg, npes(), seed), stream_, call == 1);
     }
   }
 }
@@ -147,9 +145,7 @@ TEST_F(GpuMoe, TopK) {
     Config cfg = shape(npes(), k);
     AllToAll a2a(cfg);
     uint64_t seed = key(job_seed(), "topk", k);
-    run_call(a2a,
-             uniform_inputs(cfg, npes(), seed),
-             stream_, false);
+    run_call(a2a, uniform_inputs(cfg, npes(), seed), stream_, false);
   }
 }
 
@@ -172,9 +168,7 @@ TEST_F(GpuMoe, BlockingNullStream) {
   Config cfg = shape(npes(), 2, DType::F32, DType::F32);
   AllToAll a2a(cfg);
   uint64_t seed = key(job_seed(), "blocking");
-  run_call(a2a,
-           uniform_inputs(cfg, npes(), seed),
-           nullptr, true);
+  run_call(a2a, uniform_inputs(cfg, npes(), seed), nullptr, true);
 }
 
 // The device "expert" of the back-to-back and graph tests: fp32 in, fp32 out, each row passed

@@ -1,6 +1,7 @@
 // Where a GPU test finds a file the build made beside it (a program it runs, a module image it
-// loads): $env when set (env may be null), else the path the build wrote, else `rel` from the test's own folder,
-// so a build tree copied to another machine (scripts/gpu_bundle.sh) keeps working.
+// loads): $env when set (env may be null), else the path the build wrote, else `rel` from the
+// test's own folder, so a build tree copied to another machine (scripts/gpu_bundle.sh) keeps
+// working.
 #pragma once
 
 #include <unistd.h>

@@ -52,9 +52,7 @@ void matched_call(AllToAll& a2a, const char* after) {
   SCOPED_TRACE(std::string("matched call after: ") + after);
   const Config& cfg = a2a.config();
   uint64_t seed = key(job_seed(), "mismatch", after);
-  run_call(a2a,
-           uniform_inputs(cfg, npes(), seed),
-           me());
+  run_call(a2a, uniform_inputs(cfg, npes(), seed), me());
 }
 
 TEST(MoeMismatch, SettingIsOn) {

@@ -64,9 +64,7 @@ TEST(Moe, TopK) {
     Config cfg = shape(npes(), k);
     AllToAll a2a(cfg);
     uint64_t seed = key(job_seed(), "topk", k);
-    run_call(a2a,
-             uniform_inputs(cfg, npes(), seed),
-             me());
+    run_call(a2a, uniform_inputs(cfg, npes(), seed), me());
   }
 }
 
