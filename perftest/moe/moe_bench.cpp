@@ -183,15 +183,16 @@ int64_t pairs_sent(const std::vector<int32_t>& indices, int tokens, int topk) {
                        [](int32_t x) { return x >= 0; });
 }
 
+double host_seconds(const std::function<void()>& f) {
+  auto t0 = std::chrono::steady_clock::now();
+  f();
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
 Point time_iterations(int warmup, int iters, const std::function<void()>& sync,
                       const std::function<void()>& dispatch, const std::function<void()>& experts,
                       const std::function<void()>& combine, const Timer& timed) {
-  auto seconds = [&](const std::function<void()>& f) {
-    if (timed) return timed(f);
-    auto t0 = std::chrono::steady_clock::now();
-    f();
-    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  };
+  auto seconds = [&](const std::function<void()>& f) { return timed ? timed(f) : host_seconds(f); };
   Point p;
   for (int i = 0; i < warmup + iters; ++i) {
     sync();

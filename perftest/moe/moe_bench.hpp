@@ -89,9 +89,12 @@ class MoeTable {
 // Rows a rank sends for `indices` of `tokens` tokens (slots whose index is -1 send nothing).
 int64_t pairs_sent(const std::vector<int32_t>& indices, int tokens, int topk);
 
+// Seconds f takes by the host clock.
+double host_seconds(const std::function<void()>& f);
+
 // Runs warmup + iters iterations of: sync, dispatch (timed), the stand-in experts, sync,
 // combine (timed). Returns this rank's mean dispatch and combine seconds. `timed(f)` returns the
-// seconds f takes (default: the host clock around it).
+// seconds f takes (default: host_seconds).
 using Timer = std::function<double(const std::function<void()>&)>;
 Point time_iterations(int warmup, int iters, const std::function<void()>& sync,
                       const std::function<void()>& dispatch, const std::function<void()>& experts,

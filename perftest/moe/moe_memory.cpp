@@ -1,7 +1,8 @@
 #include "perftest/moe/moe_memory.hpp"
 
-#include <chrono>
 #include <cstring>
+
+#include "perftest/moe/moe_bench.hpp"
 
 namespace perftest::moe {
 
@@ -41,11 +42,7 @@ class HostMemory : public Memory {
     std::memcpy(host, src, bytes);
   }
   void* stream() override { return nullptr; }
-  double time(const std::function<void()>& f) override {
-    auto t0 = std::chrono::steady_clock::now();
-    f();
-    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  }
+  double time(const std::function<void()>& f) override { return host_seconds(f); }
   double copy_bandwidth() override { return 0; }
 
  private:
