@@ -13,6 +13,7 @@
 #include <tuple>
 #include <vector>
 
+#include "collectives/calibration.hpp"
 #include "collectives/call_check.hpp"
 #include "collectives/coll_host.hpp"
 #include "collectives/coll_launch.hpp"
@@ -159,6 +160,7 @@ const TeamShape& cached_shape(Runtime& rt, gshmem_team_t team, const TeamInfo& t
 struct PlanEntry {
   int team = -1, coll = -1;
   uint64_t bytes = 0, shape_gen = 0, settings_gen = 0;
+  const Calibration* calibration = nullptr;  // the one installed when the plan was made
   Plan plan;
   std::string note;
 };
@@ -255,8 +257,9 @@ Plan plan_call(const Request& q, Runtime& rt, const TeamInfo& t, uint64_t size) 
   Settings& st = settings();
   const uint64_t settings_gen = st.gen.load(std::memory_order_relaxed);
   PlanEntry& e = t_plans[(size_t(q.team) * 7 + size_t(q.coll) * 3 + size_t(size) / 64) % 16];
+  const Calibration* cal = installed_calibration();
   if (e.team != int(q.team) || e.coll != int(q.coll) || e.bytes != size ||
-      e.shape_gen != shape_gen || e.settings_gen != settings_gen) {
+      e.shape_gen != shape_gen || e.settings_gen != settings_gen || e.calibration != cal) {
     e.note.clear();
     e.plan = make_plan(q.coll, shape, size, st.use_test ? st.test : st.env, &e.note);
     e.team = int(q.team);
@@ -264,6 +267,7 @@ Plan plan_call(const Request& q, Runtime& rt, const TeamInfo& t, uint64_t size) 
     e.bytes = size;
     e.shape_gen = shape_gen;
     e.settings_gen = settings_gen;
+    e.calibration = cal;
   }
   const Plan& plan = e.plan;
   if (log::enabled(log::Level::Info, log::COLL) && t.my_index == 0) {
@@ -271,15 +275,16 @@ Plan plan_call(const Request& q, Runtime& rt, const TeamInfo& t, uint64_t size) 
     auto key = std::make_tuple(int(q.coll), int(q.team), uint64_t(q.count), int(q.dtype()),
                                int(plan.algo) * kNumProtos + int(plan.proto), plan.nch);
     if (st.shown.insert(key).second) {
-      GSHMEM_INFO(
-          COLL,
-          "%s: team %d (%d PEs on %d node(s)), %zu x %s (%" PRIu64
-          " B): %s%s%s%s, protocol %s%s, %d channel(s), chunk %" PRIu64 " B, predicted %.1f us%s",
-          q.call, int(q.team), t.size, shape.nodes, q.count, dtype_short_name(q.dtype()), size,
-          algo_name(plan.algo), plan.algo == Algo::Hier ? "+" : "",
-          plan.algo == Algo::Hier ? algo_name(plan.sub) : "", plan.forced ? " (forced)" : "",
-          proto_name(plan.proto), plan.proto_forced ? " (forced)" : "", plan.nch, plan.chunk,
-          plan.predicted_us, e.note.empty() ? "" : (" -- " + e.note).c_str());
+      GSHMEM_INFO(COLL,
+                  "%s: team %d (%d PEs on %d node(s)), %zu x %s (%" PRIu64
+                  " B): %s%s%s%s, protocol %s%s, %d channel(s), chunk %" PRIu64 " B, %s %.1f us%s",
+                  q.call, int(q.team), t.size, shape.nodes, q.count, dtype_short_name(q.dtype()),
+                  size, algo_name(plan.algo), plan.algo == Algo::Hier ? "+" : "",
+                  plan.algo == Algo::Hier ? algo_name(plan.sub) : "",
+                  plan.forced ? " (forced)" : "", proto_name(plan.proto),
+                  plan.proto_forced ? " (forced)" : "", plan.nch, plan.chunk,
+                  plan.measured ? "measured" : "predicted", plan.predicted_us,
+                  e.note.empty() ? "" : (" -- " + e.note).c_str());
     }
   }
   return plan;

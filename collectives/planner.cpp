@@ -1,5 +1,7 @@
 #include "collectives/planner.hpp"
 
+#include "collectives/calibration.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <cstring>
@@ -159,10 +161,29 @@ double predict_ll(Coll coll, const TeamShape& s, double S) {
   return rounds * alpha + moved / (k.gbps * 1e3);
 }
 
+thread_local const LinkCost* t_scoped[kNumLinkClasses] = {};
+
 }  // namespace
 
-const LinkCost& link_cost(LinkClass c) {
+const LinkCost& default_link_cost(LinkClass c) {
   return kLinkCosts[int(c)];
+}
+
+const LinkCost& link_cost(LinkClass c) {
+  if (const LinkCost* k = t_scoped[int(c)]) return *k;
+  if (const Calibration* cal = installed_calibration()) {
+    if (const CalLink* l = cal->link(c)) return l->cost;
+  }
+  return kLinkCosts[int(c)];
+}
+
+ScopedLinkCost::ScopedLinkCost(LinkClass c, const LinkCost& k)
+    : cls_(c), cost_(k), saved_(t_scoped[int(c)]) {
+  t_scoped[int(c)] = &cost_;
+}
+
+ScopedLinkCost::~ScopedLinkCost() {
+  t_scoped[int(cls_)] = saved_;
 }
 
 bool parse_link_class(std::string_view text, LinkClass* out) {
@@ -214,12 +235,19 @@ bool parse_coll(std::string_view text, Coll* out) {
   return parse_name(kCollNames, text, out);
 }
 
+bool next_list_item(std::string_view* list, std::string_view* item) {
+  while (!list->empty()) {
+    const size_t comma = list->find(',');
+    *item = list->substr(0, comma);
+    *list = comma == std::string_view::npos ? std::string_view() : list->substr(comma + 1);
+    if (!item->empty()) return true;
+  }
+  return false;
+}
+
 bool parse_algo_setting(std::string_view text, Overrides* o, std::string* why) {
-  while (!text.empty()) {
-    size_t comma = text.find(',');
-    std::string_view item = text.substr(0, comma);
-    text = comma == std::string_view::npos ? std::string_view() : text.substr(comma + 1);
-    if (item.empty()) continue;
+  std::string_view item;
+  while (next_list_item(&text, &item)) {
     size_t colon = item.find(':');
     Algo a;
     if (colon == std::string_view::npos) {
@@ -362,13 +390,25 @@ Plan make_plan(Coll coll, const TeamShape& s, uint64_t bytes, const Overrides& o
       may_ll = false;
     }
   }
+  // This machine's measured times, where it has them for the shape and collective.
+  const Calibration* cal = o.use_calibration ? installed_calibration() : nullptr;
+  const CalTable* table = cal ? cal->table(s) : nullptr;
+  if (table && !table->covers(coll)) table = nullptr;
   double best = -1;
   for (int i = 1; i < kNumAlgos; ++i) {
     const Algo a = Algo(i);
     if (want != Algo::Auto && a != want) continue;
     for (Proto pr : {Proto::Simple, Proto::LL}) {
       if (!(pr == Proto::LL ? may_ll : may_simple)) continue;
-      double t = predict(coll, a, p.sub, s, bytes, p.nch, p.chunk, pr);
+      double t = -1;
+      if (table) {
+        const CalCurve* c = table->find(coll, a, pr);
+        if (c && applicable(coll, a, s) && (pr == Proto::Simple || ll_applicable(coll, a, s))) {
+          t = interpolate(*c, bytes);
+        }
+      } else {
+        t = predict(coll, a, p.sub, s, bytes, p.nch, p.chunk, pr);
+      }
       if (t >= 0 && (best < 0 || t < best)) {
         best = t;
         p.algo = a;
@@ -376,6 +416,12 @@ Plan make_plan(Coll coll, const TeamShape& s, uint64_t bytes, const Overrides& o
       }
     }
   }
+  if (table && best < 0) {  // the table lacks what the overrides force: the model decides
+    Overrides model = o;
+    model.use_calibration = false;
+    return make_plan(coll, s, bytes, model, nullptr);
+  }
+  p.measured = table != nullptr;
   p.forced = want != Algo::Auto;
   p.proto_forced = o.proto != Proto::Auto && p.proto == o.proto;
   p.predicted_us = best;
@@ -435,11 +481,8 @@ int print_plan(std::string_view spec, FILE* out) {
                  why.c_str());
     return 2;
   };
-  while (!spec.empty()) {
-    size_t comma = spec.find(',');
-    std::string_view item = spec.substr(0, comma);
-    spec = comma == std::string_view::npos ? std::string_view() : spec.substr(comma + 1);
-    if (item.empty()) continue;
+  std::string_view item;
+  while (next_list_item(&spec, &item)) {
     size_t eq = item.find('=');
     if (eq == std::string_view::npos) return bad("'" + std::string(item) + "' is not key=value");
     std::string key(item.substr(0, eq)), val(item.substr(eq + 1));
@@ -501,22 +544,53 @@ int print_plan(std::string_view spec, FILE* out) {
   if (!gpu_set) s.gpu = s.intra == LinkClass::NvLink || s.intra == LinkClass::Pcie;
   if (!have_inter && s.gpu) s.inter = LinkClass::Efa;
 
-  const LinkCost& ci = link_cost(s.intra);
-  const LinkCost& ce = link_cost(s.inter);
+  // Outside a job nothing installed a calibration: read this host's and build's file here.
+  std::string cal_why;
+  if (!installed_calibration() && Env::get().str("GSHMEM_CALIBRATION") != "off") {
+    install_calibration(load_calibration(calibration_path(), &cal_why));
+  }
+  if (Env::get().str("GSHMEM_CALIBRATION") == "off") o.use_calibration = false;
+  const Calibration* cal = o.use_calibration ? installed_calibration() : nullptr;
+  const CalTable* table = cal ? cal->table(s) : nullptr;
   std::fprintf(out, "Planner: %d node(s) x %d PE(s) = %d PEs, %s PEs%s\n", nodes, ppn, n,
                s.gpu ? "GPU" : "CPU", s.oversubscribed ? ", more PEs than cores" : "");
-  std::fprintf(out, "  inside a node: %-6s alpha %.1f us, %.0f GB/s per PE\n", ci.name, ci.alpha_us,
-               ci.gbps);
-  if (nodes > 1) {
-    std::fprintf(out, "  across nodes:  %-6s alpha %.1f us, %.0f GB/s per PE\n", ce.name,
-                 ce.alpha_us, ce.gbps);
+  if (cal) {
+    std::fprintf(out, "  calibration: %s\n", cal->origin.c_str());
+  } else {
+    std::fprintf(out, "  calibration: none (%s); the model's constants\n",
+                 !cal_why.empty()                                ? cal_why.c_str()
+                 : Env::get().str("GSHMEM_CALIBRATION") == "off" ? "GSHMEM_CALIBRATION=off"
+                 : calibration_path().empty()                    ? "no cache directory"
+                                              : "gshmem-info --calibrate writes one");
   }
+  auto print_link = [&](const char* where, LinkClass c) {
+    const LinkCost& k = o.use_calibration ? link_cost(c) : default_link_cost(c);
+    const CalLink* fitted = cal ? cal->link(c) : nullptr;
+    std::fprintf(out, "  %s %-6s alpha %.3g us, %.3g GB/s per PE (%s)\n", where, k.name, k.alpha_us,
+                 k.gbps, fitted ? "fitted to the measurements" : "the model's constant");
+  };
+  print_link("inside a node:", s.intra);
+  if (nodes > 1) print_link("across nodes: ", s.inter);
+  std::fprintf(out, "  choices: %s\n",
+               table ? "measured on this shape (the table's times, interpolated)"
+                     : "the model's predictions");
   for (Coll c : colls) {
+    const bool measured = table && table->covers(c);
+    const char* how = measured ? "measured" : "predicted";
     std::fprintf(out,
                  "\n# %s (size: bytes per PE as nccl-tests counts them; time and busbw as "
-                 "predicted; other columns: predicted us of each algorithm, simple protocol, "
-                 "and of direct with ll where it applies)\n",
-                 coll_name(c));
+                 "%s; other columns: %s us of each algorithm, simple protocol, and of direct "
+                 "with ll where it applies)\n",
+                 coll_name(c), how, how);
+    // A candidate's time as the plan saw it: the table's, or the model's.
+    uint64_t b_now = 0;
+    auto time_of = [&](Algo a, Proto pr, const Plan& p) {
+      if (measured) {
+        const CalCurve* cv = table->find(c, a, pr);
+        return cv ? interpolate(*cv, b_now) : -1.0;
+      }
+      return predict(c, a, p.sub, s, b_now, pr == Proto::LL ? 1 : p.nch, p.chunk, pr);
+    };
     std::fprintf(out, "%10s  %-9s %-6s %3s %7s %12s %10s |", "size", "algorithm", "proto", "ch",
                  "chunk", "time(us)", "busbw");
     std::vector<Algo> cands;
@@ -534,12 +608,9 @@ int print_plan(std::string_view spec, FILE* out) {
       if (p.algo == Algo::Hier) alg += std::string("+") + algo_name(p.sub);
       std::fprintf(out, "%10s  %-9s %-6s %3d %7s %12.2f %10.2f |", human(b).c_str(), alg.c_str(),
                    proto_name(p.proto), p.nch, human(p.chunk).c_str(), p.predicted_us, bw);
-      for (Algo a : cands) {
-        std::fprintf(out, " %10.2f", predict(c, a, p.sub, s, b, p.nch, p.chunk));
-      }
-      if (ll) {
-        std::fprintf(out, " %10.2f", predict(c, Algo::Direct, p.sub, s, b, 1, p.chunk, Proto::LL));
-      }
+      b_now = b;
+      for (Algo a : cands) std::fprintf(out, " %10.2f", time_of(a, Proto::Simple, p));
+      if (ll) std::fprintf(out, " %10.2f", time_of(Algo::Direct, Proto::LL, p));
       std::fprintf(out, "\n");
       if (b > hi / factor) break;
     }

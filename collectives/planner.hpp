@@ -1,9 +1,10 @@
 // The planner: picks algorithm, protocol, channel count and chunk size for a collective from its
 // size, the team's shape and the classes of the links between its PEs, with an alpha-beta cost
-// model whose constants are one table (kLinkCosts in planner.cpp). GSHMEM_ALGO, GSHMEM_PROTO,
-// GSHMEM_NCHANNELS and GSHMEM_CHUNK_SIZE override it. Pure functions of their arguments: every PE
-// of a team makes the same plan, and gshmem-info --plan can show plans for shapes that do not exist
-// here.
+// model whose constants are one table (kLinkCosts in planner.cpp), or with what this machine
+// measured (collectives/calibration.hpp). GSHMEM_ALGO, GSHMEM_PROTO,
+// GSHMEM_NCHANNELS and GSHMEM_CHUNK_SIZE override it. Pure functions of their arguments and of the
+// calibration every PE received from PE 0 at init: every PE of a team makes the same plan, and
+// gshmem-info --plan can show plans for shapes that do not exist here.
 #pragma once
 
 #include <cstdint>
@@ -25,8 +26,27 @@ struct LinkCost {
   const char* source;
 };
 
+// The costs the model uses for c: a ScopedLinkCost of this thread, else the installed calibration's
+// fit (collectives/calibration.hpp), else the constants.
 const LinkCost& link_cost(LinkClass c);
+// The constants alone.
+const LinkCost& default_link_cost(LinkClass c);
 bool parse_link_class(std::string_view text, LinkClass* out);
+inline constexpr int kNumLinkClasses = 5;
+
+// Replaces one class's costs for this thread while it lives (the calibration's fit tries many).
+class ScopedLinkCost {
+ public:
+  ScopedLinkCost(LinkClass c, const LinkCost& k);
+  ~ScopedLinkCost();
+  ScopedLinkCost(const ScopedLinkCost&) = delete;
+  ScopedLinkCost& operator=(const ScopedLinkCost&) = delete;
+
+ private:
+  LinkClass cls_;
+  LinkCost cost_;
+  const LinkCost* saved_;
+};
 
 // A team as the planner sees it. Nodes are groups of PEs that map each other's memory.
 struct TeamShape {
@@ -47,6 +67,7 @@ struct Plan {
   int nch = 1;
   uint64_t chunk = 0;
   double predicted_us = 0;
+  bool measured = false;      // chosen by this machine's measured times (a calibration table)
   bool forced = false;        // GSHMEM_ALGO (or a test override) chose the algorithm
   bool proto_forced = false;  // GSHMEM_PROTO (or a test override) chose the protocol
 };
@@ -57,6 +78,7 @@ struct Overrides {
   Proto proto = Proto::Auto;
   int nch = 0;
   uint64_t chunk = 0;
+  bool use_calibration = true;  // false: the model alone (what the constants would choose)
 };
 
 const char* algo_name(Algo a);
@@ -65,6 +87,10 @@ const char* proto_name(Proto p);
 bool parse_proto(std::string_view text, Proto* out);
 bool parse_algo(std::string_view text, Algo* out);
 bool parse_coll(std::string_view text, Coll* out);
+
+// The next non-empty item of a comma-separated list (removed from *list); false at its end. The
+// one splitter of GSHMEM_ALGO, --plan and --calibrate SPECs.
+bool next_list_item(std::string_view* list, std::string_view* item);
 
 // Parses GSHMEM_ALGO ("ring", or "allreduce:tree,broadcast:direct"); false (with *why set) when
 // malformed.
@@ -82,7 +108,9 @@ bool ll_applicable(Coll coll, Algo algo, const TeamShape& s);
 double predict(Coll coll, Algo algo, Algo sub, const TeamShape& s, uint64_t bytes, int nch,
                uint64_t chunk, Proto proto = Proto::Simple);
 
-// The plan. Overrides that do not apply (an algorithm this collective or shape lacks) are
+// The plan: the candidate with the least measured time where the installed calibration has a
+// table for the shape and collective (Plan::measured), else the least predicted time. Overrides
+// that do not apply (an algorithm this collective or shape lacks) are
 // ignored; `note`, when given, says so.
 Plan make_plan(Coll coll, const TeamShape& s, uint64_t bytes, const Overrides& o,
                std::string* note = nullptr);

@@ -158,6 +158,15 @@ const std::vector<EnvSpec> kRegistry = {
      "Bytes per pipelining step of the push algorithms (0: the planner decides; capped by the "
      "scratch slots).",
      false},
+    {"GSHMEM_CALIBRATION", EnvKind::Choice, "auto", "auto|off",
+     "auto: the collectives planner uses this host's calibration file (gshmem-info --calibrate "
+     "writes it; PE 0 reads it at gshmem_init and every PE gets its text), else its constants; "
+     "off: the constants only.",
+     false},
+    {"GSHMEM_CALIBRATION_FILE", EnvKind::String, "", nullptr,
+     "The calibration file (default: $XDG_CACHE_HOME or ~/.cache, gshmem/calibration-HOST-"
+     "BUILD.txt, one per host and build of libgshmem).",
+     false},
     {"GSHMEM_COLL_SCRATCH", EnvKind::Size, "8M", nullptr,
      "Symmetric scratch per PE for collectives, shared by all teams (at least 256K). Larger "
      "means fewer, longer pipeline rounds.",

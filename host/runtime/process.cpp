@@ -104,6 +104,21 @@ TeamAreaSizes team_area() {
   return g_team_area;
 }
 
+namespace {
+InitShare g_init_share{};
+}  // namespace
+
+void register_init_share(InitShare share) {
+  if (g_init_share.payload || g_init_share.receive) {
+    std::fprintf(stderr, "gshmem: internal error: a second layer registered an init share\n");
+    std::abort();
+  }
+  g_init_share = share;
+}
+InitShare init_share() {
+  return g_init_share;
+}
+
 const DeviceContext& default_context() {
   return detail::g_default_ctx;
 }

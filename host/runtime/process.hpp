@@ -58,4 +58,15 @@ struct TeamAreaSizes {
 void register_team_area(TeamAreaSizes sizes);
 TeamAreaSizes team_area();
 
+// Text a layer above the runtime shares from PE 0 at init, so that every PE decides alike (the
+// collectives' calibration file): `payload` runs on PE 0 only, before init's first broadcast;
+// `receive` runs on every PE with PE 0's text (empty when there is none) before init returns.
+// Registered like TeamAreaSizes (a static initializer, one registrant).
+struct InitShare {
+  std::string (*payload)() = nullptr;
+  void (*receive)(const std::string& text) = nullptr;
+};
+void register_init_share(InitShare share);
+InitShare init_share();
+
 }  // namespace gshmem

@@ -28,9 +28,25 @@ Runtime::Runtime(const gshmemx_init_attr_t* attr) {
                   name.c_str());
     }
   }
-  char secret[33] = {};
-  if (boot_->rank() == 0) std::strncpy(secret, sock::random_hex(16).c_str(), 32);
-  boot_->broadcast(secret, sizeof secret, 0, "gshmem_init (job secret)");
+  // PE 0's job secret, and the length of the text the layers above share from it (process.hpp).
+  const InitShare share = init_share();
+  std::string shared;
+  struct {
+    char secret[33];
+    uint32_t shared_bytes;
+  } first = {};
+  if (boot_->rank() == 0) {
+    std::strncpy(first.secret, sock::random_hex(16).c_str(), 32);
+    if (share.payload) shared = share.payload();
+    first.shared_bytes = uint32_t(std::min<size_t>(shared.size(), 16u << 20));
+  }
+  boot_->broadcast(&first, sizeof first, 0, "gshmem_init (job secret)");
+  const char* secret = first.secret;
+  shared.resize(first.shared_bytes);
+  if (first.shared_bytes) {
+    boot_->broadcast(shared.data(), shared.size(), 0, "gshmem_init (the shared settings)");
+  }
+  if (share.receive) share.receive(shared);
 
   mesh_ = std::make_unique<NodeMesh>(*boot_, secret);
   HeapPlacement where = choose_heap(*boot_, *mesh_);
@@ -141,8 +157,9 @@ void Runtime::build_context() {
   ctx_.coll_area_stride = teams_->coll_area_offset(1) - teams_->coll_area_offset(0);
   ctx_.coll_pool_off = teams_->coll_pool_offset();
   ctx_.coll_pool_bytes = teams_->coll_pool_bytes();
-  // Each PE keeps one thread busy (its proxy thread sleeps unless the PE computes).
-  bool oversubscribed = int(mesh_->local_pes().size()) > cpus_available();
+  // Each PE keeps one thread busy (its proxy thread sleeps unless the PE computes). Virtual
+  // nodes (gshmemrun --ppn) on one machine share its cores: count every PE of this host.
+  bool oversubscribed = int(host_pes().size()) > cpus_available();
   ctx_.flags = oversubscribed ? uint32_t(kCtxOversubscribed) : 0u;
   bind_cpu(oversubscribed);
   // Host calls always validate; the flag asks kernels to (the device copy keeps the flags).
@@ -165,6 +182,14 @@ void Runtime::build_context() {
   build_device_context();
 }
 
+std::vector<int> Runtime::host_pes() const {
+  std::vector<int> pes;
+  for (int pe = 0; pe < boot_->size(); ++pe) {
+    if (mesh_->hostname_of(pe) == mesh_->hostname_of(boot_->rank())) pes.push_back(pe);
+  }
+  return pes;
+}
+
 // With more PEs than cores, the scheduler moves waiting PEs between cores, and a PE that yields
 // often hands its core to a PE that is itself waiting: each PE on a core of its own share (the
 // node's PEs spread evenly), with 4 spins, brought an 8-PE barrier on 2 cores from 10-14 us to
@@ -173,7 +198,7 @@ void Runtime::build_context() {
 void Runtime::bind_cpu(bool oversubscribed) {
   const std::string& mode = Env::get().str("GSHMEM_CPU_BIND");
   if (mode == "none" || (mode == "auto" && !oversubscribed)) return;
-  const std::vector<int>& local = mesh_->local_pes();
+  const std::vector<int> local = host_pes();
   auto at = std::find(local.begin(), local.end(), boot_->rank());
   int cpu = bind_thread_to_cpu(int(at - local.begin()));
   if (cpu < 0) {

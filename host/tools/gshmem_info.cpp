@@ -6,6 +6,7 @@
 #include <cstring>
 #include <string>
 
+#include "collectives/calibrate.hpp"
 #include "collectives/planner.hpp"
 #include "gshmem/gshmem.hpp"
 #include "host/base/env.hpp"
@@ -18,13 +19,17 @@ void usage(FILE* f) {
   std::fprintf(f,
                "usage: gshmem-info [--env] [--topology [xml:FILE|synthetic:DESC]] [--local-pes N] "
                "[--plan SPEC]\n"
-               "                   [--fabric [PROVIDER]] [--all]\n"
+               "                   [--fabric [PROVIDER]] [--all] [--calibrate [SPEC]]\n"
                "  --env         every GSHMEM_ variable, its value and where it came from\n"
                "  --topology    what hwloc sees (this machine, or an XML/synthetic description)\n"
                "  --local-pes N the GPU and NIC each of N PEs on such a node would use\n"
                "  --fabric      the libfabric provider gshmem would pick and what it offers\n"
                "  --plan SPEC   the collectives planner's choices for a team shape, e.g.\n"
-               "                nodes=16,ppn=8,intra=nvlink,inter=efa,op=allreduce,sizes=8-1G\n"
+               "                nodes=16,ppn=8,intra=nvlink,inter=efa,op=allreduce,sizes=8-1G;\n"
+               "                it says whether this host's calibration or the constants decide\n"
+               "  --calibrate   under gshmemrun: time every algorithm of the collectives on this\n"
+               "                job's team shape and write this host's calibration file, which\n"
+               "                later jobs' planners use (SPEC: op=NAME,...,sizes=8-64M,reps=3)\n"
                "With no option, prints everything.\n");
 }
 
@@ -124,6 +129,9 @@ int main(int argc, char** argv) {
     } else if (a == "--plan") {
       // Planner only: no build banner, so the table can be read by scripts.
       return gshmem::coll::print_plan(i + 1 < argc ? argv[i + 1] : "", stdout);
+    } else if (a == "--calibrate") {
+      // A job of its own: under gshmemrun, every PE measures and PE 0 writes the file.
+      return gshmem::coll::calibrate_main(i + 1 < argc ? argv[i + 1] : "");
     } else if (a == "--all") {
       env = topo = fabric = true;
     } else if (a == "-h" || a == "--help") {

@@ -1,12 +1,14 @@
 // One-process tests of the collectives' building blocks: half/bfloat16 rounding, the reduction
 // operators (wrap-around, complex, the (type, op) table), and the planner (its choices for
-// shapes that exist nowhere here, the overrides, gshmem-info --plan's parser).
+// shapes that exist nowhere here, the overrides, gshmem-info --plan's parser, the calibration
+// file and what a calibration changes).
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <cstring>
 #include <vector>
 
+#include "collectives/calibration.hpp"
 #include "collectives/host_reducer.hpp"
 #include "collectives/planner.hpp"
 #include "gshmem/coll/numeric.cuh"
@@ -282,6 +284,164 @@ TEST(Planner, PrintPlan) {
   EXPECT_EQ(gc::print_plan("nodes=3,ppn=2,n=5", sink), 2);
   EXPECT_EQ(gc::print_plan("intra=warp-drive", sink), 2);
   std::fclose(sink);
+}
+
+// The calibration file: what format_calibration writes parses back, and anything damaged or
+// hostile is refused with the line named (a refused file leaves the planner on its constants).
+TEST(Calibration, FileRoundTripAndHostileText) {
+  gc::Calibration c;
+  gc::TeamShape two = shape(1, 2, gc::LinkClass::HostMemory, gc::LinkClass::Tcp, false);
+  gc::CalTable t{gc::shape_key(two), {}};
+  t.curves.push_back(
+      {gc::Coll::AllReduce, gc::Algo::Ring, gc::Proto::Simple, {{8, 0.5}, {1024, 2}}});
+  t.curves.push_back(
+      {gc::Coll::AllReduce, gc::Algo::Direct, gc::Proto::LL, {{8, 0.25}, {1024, 4}}});
+  c.tables.push_back(t);
+  gc::CalLink l;
+  l.cls = gc::LinkClass::HostMemory;
+  l.cost = gc::default_link_cost(l.cls);
+  l.cost.alpha_us = 0.125;
+  l.cost.gbps = 30;
+  l.points = 4;
+  l.rms = 0.1;
+  c.links.push_back(l);
+  const std::string text = gc::format_calibration(c);
+  gc::Calibration back;
+  std::string why;
+  ASSERT_TRUE(gc::parse_calibration(text, &back, &why)) << why << "\n" << text;
+  ASSERT_EQ(back.tables.size(), 1u);
+  EXPECT_EQ(back.tables[0].shape, gc::shape_key(two));
+  const gc::CalCurve* ring =
+      back.tables[0].find(gc::Coll::AllReduce, gc::Algo::Ring, gc::Proto::Simple);
+  ASSERT_NE(ring, nullptr);
+  EXPECT_EQ(ring->points, t.curves[0].points);
+  ASSERT_NE(back.link(gc::LinkClass::HostMemory), nullptr);
+  EXPECT_DOUBLE_EQ(back.link(gc::LinkClass::HostMemory)->cost.alpha_us, 0.125);
+  EXPECT_NE(back.table(two), nullptr);
+
+  const char* hostile[] = {
+      "link host alpha_us=-1 gbps=3 points=1 rms=0\n",
+      "link host alpha_us=nan gbps=3 points=1 rms=0\n",
+      "link warp alpha_us=1 gbps=3 points=1 rms=0\n",
+      "table n=2\nallreduce ring simple 8:1 4:2\nend\n",  // sizes must grow
+      "table n=2\nallreduce ring simple 8:0\nend\n",      // no time
+      "table n=2\nallreduce ring simple 8:1e400\nend\n",  // not finite
+      "table n=2\nallreduce teleport simple 8:1\nend\n",  // no such algorithm
+      "table n=2\nallreduce auto simple 8:1\nend\n",      // not a candidate
+      "table n=2\nallreduce ring simple\nend\n",          // no points
+      "table n=2\nallreduce ring simple 8:1\nallreduce ring simple 16:1\nend\n",
+      "table n=2\nallreduce ring simple 8:1\n",  // no end
+      "table n=2\nend\ntable n=2\nend\n",        // two tables for one shape
+      "allreduce ring simple 8:1\n",             // outside a table
+      "\x01\x02\x03 garbage\n",
+  };
+  for (const char* h : hostile) {
+    gc::Calibration bad;
+    why.clear();
+    EXPECT_FALSE(gc::parse_calibration(h, &bad, &why)) << h;
+    EXPECT_NE(why.find("line "), std::string::npos) << h;
+  }
+  // A missing file is no error; an unreadable or damaged one says which file.
+  EXPECT_EQ(gc::load_calibration("/nonexistent/gshmem-calibration.txt", &why), nullptr);
+  EXPECT_TRUE(why.empty()) << why;
+  EXPECT_EQ(gc::load_calibration("/proc/self/status", &why), nullptr);
+  EXPECT_NE(why.find("/proc/self/status: line 1"), std::string::npos) << why;
+}
+
+TEST(Calibration, InterpolatesBetweenAndBeyondPoints) {
+  gc::CalCurve c{
+      gc::Coll::AllReduce, gc::Algo::Ring, gc::Proto::Simple, {{8, 1}, {1024, 2}, {2048, 4}}};
+  EXPECT_DOUBLE_EQ(gc::interpolate(c, 1), 1);
+  EXPECT_DOUBLE_EQ(gc::interpolate(c, 8), 1);
+  EXPECT_DOUBLE_EQ(gc::interpolate(c, 1024), 2);
+  EXPECT_DOUBLE_EQ(gc::interpolate(c, 1536), 3);
+  EXPECT_DOUBLE_EQ(gc::interpolate(c, 4096), 8);  // the last segment's line
+  gc::CalCurve falling{gc::Coll::AllReduce, gc::Algo::Ring, gc::Proto::Simple, {{8, 4}, {16, 2}}};
+  EXPECT_GT(gc::interpolate(falling, 1 << 20), 0);
+}
+
+// With a table for the shape, the planner picks the least measured time (and says so); without
+// one, or told to ignore it, the model; overrides still win; a fit moves the model's costs.
+TEST(Calibration, MeasuredTimesDecideThePlan) {
+  gc::TeamShape two = shape(1, 2, gc::LinkClass::HostMemory, gc::LinkClass::Tcp, false);
+  gc::TeamShape three = shape(1, 3, gc::LinkClass::HostMemory, gc::LinkClass::Tcp, false);
+  gc::Overrides none, model;
+  model.use_calibration = false;
+  const gc::Plan constants = gc::make_plan(gc::Coll::AllReduce, two, 1024, none);
+  EXPECT_FALSE(constants.measured);
+  EXPECT_NE(constants.algo, gc::Algo::Tree);
+  auto cal = std::make_unique<gc::Calibration>();
+  cal->origin = "test";
+  gc::CalTable t{gc::shape_key(two), {}};
+  // Tree is fastest at 1 KiB only; direct/ll everywhere else.
+  t.curves.push_back(
+      {gc::Coll::AllReduce, gc::Algo::Tree, gc::Proto::Simple, {{8, 5}, {1024, 1}, {4096, 9}}});
+  t.curves.push_back(
+      {gc::Coll::AllReduce, gc::Algo::Direct, gc::Proto::LL, {{8, 2}, {1024, 2}, {4096, 3}}});
+  cal->tables.push_back(t);
+  gc::CalLink l;
+  l.cls = gc::LinkClass::HostMemory;
+  l.cost = gc::default_link_cost(l.cls);
+  l.cost.alpha_us = 100;  // absurd, so its effect is visible
+  cal->links.push_back(l);
+  gc::install_calibration(std::move(cal));
+
+  gc::Plan p = gc::make_plan(gc::Coll::AllReduce, two, 1024, none);
+  EXPECT_TRUE(p.measured);
+  EXPECT_EQ(p.algo, gc::Algo::Tree);
+  EXPECT_DOUBLE_EQ(p.predicted_us, 1);
+  p = gc::make_plan(gc::Coll::AllReduce, two, 8, none);
+  EXPECT_EQ(p.algo, gc::Algo::Direct);
+  EXPECT_EQ(p.proto, gc::Proto::LL);
+  EXPECT_EQ(gc::make_plan(gc::Coll::AllReduce, two, 1024, model).algo, constants.algo);
+  // Forced: an algorithm the table has, and one it lacks (the model decides the rest).
+  gc::Overrides ring;
+  std::string why;
+  ASSERT_TRUE(gc::parse_algo_setting("allreduce:ring", &ring, &why));
+  p = gc::make_plan(gc::Coll::AllReduce, two, 1024, ring);
+  EXPECT_EQ(p.algo, gc::Algo::Ring);
+  EXPECT_FALSE(p.measured);
+  // A collective the table lacks, and a shape it lacks: the model, with the fitted alpha.
+  EXPECT_FALSE(gc::make_plan(gc::Coll::Broadcast, two, 1024, none).measured);
+  EXPECT_DOUBLE_EQ(gc::link_cost(gc::LinkClass::HostMemory).alpha_us, 100);
+  EXPECT_GT(gc::make_plan(gc::Coll::AllReduce, three, 8, none).predicted_us, 10);
+  gc::install_calibration(nullptr);
+  EXPECT_DOUBLE_EQ(gc::link_cost(gc::LinkClass::HostMemory).alpha_us,
+                   gc::default_link_cost(gc::LinkClass::HostMemory).alpha_us);
+  EXPECT_FALSE(gc::make_plan(gc::Coll::AllReduce, two, 1024, none).measured);
+}
+
+// The fit recovers the link costs that generated the measurements.
+TEST(Calibration, FitRecoversLinkCosts) {
+  gc::TeamShape four = shape(1, 4, gc::LinkClass::HostMemory, gc::LinkClass::Tcp, false);
+  gc::LinkCost truth = gc::default_link_cost(gc::LinkClass::HostMemory);
+  truth.alpha_us = 0.3;
+  truth.gbps = 25;
+  gc::Calibration c;
+  c.tables.push_back({gc::shape_key(four), {}});
+  {
+    gc::ScopedLinkCost scoped(gc::LinkClass::HostMemory, truth);
+    for (gc::Coll coll : {gc::Coll::AllReduce, gc::Coll::AllGather, gc::Coll::Broadcast}) {
+      for (gc::Algo a : {gc::Algo::Direct, gc::Algo::Ring}) {
+        gc::CalCurve cv{coll, a, gc::Proto::Simple, {}};
+        gc::Overrides o;
+        o.algo[int(coll)] = a;
+        o.use_calibration = false;
+        for (uint64_t b = 64; b <= (16u << 20); b *= 4) {
+          gc::Plan p = gc::make_plan(coll, four, b, o);
+          cv.points.emplace_back(b, gc::predict(coll, a, p.sub, four, b, p.nch, p.chunk));
+        }
+        c.tables[0].curves.push_back(cv);
+      }
+    }
+  }
+  gc::fit_links(&c);
+  const gc::CalLink* l = c.link(gc::LinkClass::HostMemory);
+  ASSERT_NE(l, nullptr);
+  EXPECT_NEAR(l->cost.alpha_us, 0.3, 0.3 * 0.05);
+  EXPECT_NEAR(l->cost.gbps, 25, 25 * 0.05);
+  EXPECT_LT(l->rms, 0.05);
+  EXPECT_EQ(c.link(gc::LinkClass::Tcp), nullptr);  // no multi-node table
 }
 
 }  // namespace

@@ -1,0 +1,449 @@
+#include "collectives/calibration.hpp"
+
+#include <dlfcn.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cerrno>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <mutex>
+#include <sstream>
+
+#include "host/base/env.hpp"
+#include "host/base/log.hpp"
+#include "host/runtime/process.hpp"
+
+namespace gshmem::coll {
+
+const CalCurve* CalTable::find(Coll coll, Algo algo, Proto proto) const {
+  for (const CalCurve& c : curves) {
+    if (c.coll == coll && c.algo == algo && c.proto == proto) return &c;
+  }
+  return nullptr;
+}
+
+bool CalTable::covers(Coll coll) const {
+  return std::any_of(curves.begin(), curves.end(),
+                     [&](const CalCurve& c) { return c.coll == coll; });
+}
+
+const CalTable* Calibration::table(const TeamShape& s) const {
+  const std::string key = shape_key(s);
+  for (const CalTable& t : tables) {
+    if (t.shape == key) return &t;
+  }
+  return nullptr;
+}
+
+const CalLink* Calibration::link(LinkClass c) const {
+  for (const CalLink& l : links) {
+    if (l.cls == c) return &l;
+  }
+  return nullptr;
+}
+
+std::string shape_key(const TeamShape& s) {
+  char buf[160];
+  std::snprintf(buf, sizeof buf, "n=%d,nodes=%d,ppn=%d,intra=%s,inter=%s,gpu=%d,oversubscribed=%d",
+                s.n, s.nodes, s.ppn, link_cost(s.intra).name, link_cost(s.inter).name, int(s.gpu),
+                int(s.oversubscribed));
+  return buf;
+}
+
+double interpolate(const CalCurve& c, uint64_t bytes) {
+  const auto& p = c.points;
+  if (p.empty()) return -1;
+  if (bytes <= p.front().first || p.size() == 1) return p.front().second;
+  size_t hi = 1;
+  while (hi + 1 < p.size() && p[hi].first < bytes) ++hi;
+  const auto& [b0, t0] = p[hi - 1];
+  const auto& [b1, t1] = p[hi];
+  const double t = t0 + (t1 - t0) * (double(bytes) - double(b0)) / (double(b1) - double(b0));
+  return std::max(t, std::min(t0, t1) * 0.5);  // a falling last segment never extrapolates to 0
+}
+
+// ---- the file ----------------------------------------------------------------------------------
+//
+//   # comments
+//   link host alpha_us=0.21 gbps=14.3 points=812 rms=0.31
+//   table n=2,nodes=1,ppn=2,intra=host,inter=tcp,gpu=0,oversubscribed=0
+//   allreduce direct ll 8:0.121 16:0.125 ...
+//   end
+
+std::string format_calibration(const Calibration& c) {
+  std::ostringstream out;
+  out << "# gshmem collective calibration (gshmem-info --calibrate); the planner reads it at "
+         "gshmem_init\n";
+  char buf[256];
+  for (const CalLink& l : c.links) {
+    std::snprintf(buf, sizeof buf, "link %s alpha_us=%.6g gbps=%.6g points=%d rms=%.4g\n",
+                  link_cost(l.cls).name, l.cost.alpha_us, l.cost.gbps, l.points, l.rms);
+    out << buf;
+  }
+  for (const CalTable& t : c.tables) {
+    out << "table " << t.shape << "\n";
+    for (const CalCurve& cv : t.curves) {
+      out << coll_name(cv.coll) << ' ' << algo_name(cv.algo) << ' ' << proto_name(cv.proto);
+      for (const auto& [b, us] : cv.points) {
+        std::snprintf(buf, sizeof buf, " %llu:%.6g", (unsigned long long)b, us);
+        out << buf;
+      }
+      out << "\n";
+    }
+    out << "end\n";
+  }
+  return out.str();
+}
+
+namespace {
+
+bool parse_double(std::string_view text, double* out) {
+  if (text.empty() || text.size() > 64) return false;
+  std::string s(text);
+  char* end = nullptr;
+  errno = 0;
+  double v = std::strtod(s.c_str(), &end);
+  if (errno || end != s.c_str() + s.size() || !std::isfinite(v)) return false;
+  *out = v;
+  return true;
+}
+
+std::vector<std::string_view> words(std::string_view line) {
+  std::vector<std::string_view> w;
+  size_t i = 0;
+  while (i < line.size()) {
+    while (i < line.size() && (line[i] == ' ' || line[i] == '\t' || line[i] == '\r')) ++i;
+    size_t j = i;
+    while (j < line.size() && line[j] != ' ' && line[j] != '\t' && line[j] != '\r') ++j;
+    if (j > i) w.push_back(line.substr(i, j - i));
+    i = j;
+  }
+  return w;
+}
+
+// key=value with a positive finite number.
+bool keyed(std::string_view word, std::string_view key, double* out) {
+  return word.size() > key.size() + 1 && word.substr(0, key.size()) == key &&
+         word[key.size()] == '=' && parse_double(word.substr(key.size() + 1), out);
+}
+
+}  // namespace
+
+bool parse_calibration(std::string_view text, Calibration* out, std::string* why) {
+  Calibration c;
+  CalTable* table = nullptr;
+  int line_no = 0;
+  auto bad = [&](const std::string& what) {
+    *why = "line " + std::to_string(line_no) + ": " + what;
+    return false;
+  };
+  while (!text.empty()) {
+    size_t nl = text.find('\n');
+    std::string_view line = text.substr(0, nl);
+    text = nl == std::string_view::npos ? std::string_view() : text.substr(nl + 1);
+    ++line_no;
+    std::vector<std::string_view> w = words(line);
+    if (w.empty() || w[0][0] == '#') continue;
+    if (!table && w[0] == "link") {
+      CalLink l;
+      double alpha = 0, gbps = 0, points = 0, rms = 0;
+      if (w.size() != 6 || !parse_link_class(w[1], &l.cls) || !keyed(w[2], "alpha_us", &alpha) ||
+          !keyed(w[3], "gbps", &gbps) || !keyed(w[4], "points", &points) ||
+          !keyed(w[5], "rms", &rms) || alpha <= 0 || gbps <= 0 || alpha > 1e6 || gbps > 1e6) {
+        return bad("expected 'link CLASS alpha_us=A gbps=G points=N rms=R' with A, G > 0");
+      }
+      if (c.link(l.cls)) return bad("a second line for link class " + std::string(w[1]));
+      l.cost = link_cost(l.cls);
+      l.cost.alpha_us = alpha;
+      l.cost.gbps = gbps;
+      l.cost.source = "fitted to this machine's measurements (gshmem-info --calibrate)";
+      l.points = int(points);
+      l.rms = rms;
+      c.links.push_back(l);
+    } else if (!table && w[0] == "table") {
+      if (w.size() != 2 || w[1].size() > 200) return bad("expected 'table SHAPE'");
+      for (const CalTable& t : c.tables) {
+        if (t.shape == w[1]) return bad("a second table for " + std::string(w[1]));
+      }
+      c.tables.push_back({std::string(w[1]), {}});
+      table = &c.tables.back();
+    } else if (table && w[0] == "end") {
+      if (w.size() != 1) return bad("expected 'end'");
+      table = nullptr;
+    } else if (table) {
+      CalCurve cv;
+      if (w.size() < 4 || !parse_coll(w[0], &cv.coll) || !parse_algo(w[1], &cv.algo) ||
+          cv.algo == Algo::Auto || !parse_proto(w[2], &cv.proto) || cv.proto == Proto::Auto) {
+        return bad("expected 'COLLECTIVE ALGORITHM PROTOCOL BYTES:US ...'");
+      }
+      if (table->find(cv.coll, cv.algo, cv.proto)) return bad("a second curve for the candidate");
+      for (size_t i = 3; i < w.size(); ++i) {
+        size_t colon = w[i].find(':');
+        uint64_t b = 0;
+        double us = 0;
+        if (colon == std::string_view::npos || !Env::parse_size(w[i].substr(0, colon), &b) ||
+            b == 0 || !parse_double(w[i].substr(colon + 1), &us) || us <= 0 || us > 1e9) {
+          return bad("bad point '" + std::string(w[i]) + "' (BYTES:US, both > 0)");
+        }
+        if (!cv.points.empty() && b <= cv.points.back().first) {
+          return bad("sizes must grow along a curve");
+        }
+        cv.points.emplace_back(b, us);
+      }
+      table->curves.push_back(std::move(cv));
+    } else {
+      return bad("unexpected '" + std::string(w[0]) + "'");
+    }
+  }
+  if (table) return bad("the last table has no 'end'");
+  *out = std::move(c);
+  return true;
+}
+
+// ---- fitting the link costs --------------------------------------------------------------------
+
+namespace {
+
+// One measured point, with what the model needs to predict it.
+struct Sample {
+  TeamShape shape;
+  Coll coll;
+  Algo algo;
+  Proto proto;
+  uint64_t bytes;
+  double us;
+};
+
+bool parse_shape(const std::string& key, TeamShape* s) {
+  int gpu = 0, over = 0;
+  char intra[16] = {}, inter[16] = {};
+  if (std::sscanf(key.c_str(),
+                  "n=%d,nodes=%d,ppn=%d,intra=%15[a-z],inter=%15[a-z],gpu=%d,oversubscribed=%d",
+                  &s->n, &s->nodes, &s->ppn, intra, inter, &gpu, &over) != 7) {
+    return false;
+  }
+  s->gpu = gpu != 0;
+  s->oversubscribed = over != 0;
+  return s->n >= 1 && s->nodes >= 1 && parse_link_class(intra, &s->intra) &&
+         parse_link_class(inter, &s->inter);
+}
+
+// The planner's channel count and chunk for the sample, as make_plan picks them.
+double model(const Sample& x) {
+  Overrides o;
+  o.algo[int(x.coll)] = x.algo;
+  o.proto = x.proto;
+  o.use_calibration = false;
+  Plan p = make_plan(x.coll, x.shape, x.bytes, o);
+  return predict(x.coll, x.algo, p.sub, x.shape, x.bytes, p.nch, p.chunk, x.proto);
+}
+
+// Grid search of alpha (0.01-1000 us) and GB/s (0.01-1000) on log scales, then a finer grid
+// around the best: the model is not smooth enough (ceil of rounds, max of terms) for gradients.
+CalLink fit(LinkClass cls, const std::vector<Sample>& xs) {
+  CalLink best;
+  best.cls = cls;
+  best.points = int(xs.size());
+  double best_err = -1;
+  auto try_at = [&](double alpha, double gbps) {
+    LinkCost k = link_cost(cls);
+    k.alpha_us = alpha;
+    k.gbps = gbps;
+    ScopedLinkCost scoped(cls, k);
+    double err = 0;
+    int used = 0;
+    for (const Sample& x : xs) {
+      double t = model(x);
+      if (t <= 0) continue;
+      double e = std::log(t / x.us);
+      err += e * e;
+      ++used;
+    }
+    if (used == 0) return;
+    err /= used;
+    if (best_err < 0 || err < best_err) {
+      best_err = err;
+      best.cost = k;
+    }
+  };
+  for (double la = -2; la <= 3; la += 0.1) {
+    for (double lg = -2; lg <= 3; lg += 0.1) try_at(std::pow(10, la), std::pow(10, lg));
+  }
+  if (best_err < 0) return best;
+  const double a0 = std::log10(best.cost.alpha_us), g0 = std::log10(best.cost.gbps);
+  for (double la = a0 - 0.1; la <= a0 + 0.1; la += 0.01) {
+    for (double lg = g0 - 0.1; lg <= g0 + 0.1; lg += 0.01)
+      try_at(std::pow(10, la), std::pow(10, lg));
+  }
+  best.cost.source = "fitted to this machine's measurements (gshmem-info --calibrate)";
+  best.rms = std::sqrt(best_err);
+  return best;
+}
+
+}  // namespace
+
+void fit_links(Calibration* c) {
+  c->links.clear();
+  std::vector<Sample> node, net;
+  LinkClass intra = LinkClass::HostMemory, inter = LinkClass::Tcp;
+  for (const CalTable& t : c->tables) {
+    TeamShape s;
+    if (!parse_shape(t.shape, &s) || s.n < 2 || s.gpu) continue;  // GPU tables: no fit yet
+    for (const CalCurve& cv : t.curves) {
+      for (const auto& [b, us] : cv.points) {
+        (s.nodes > 1 ? net : node).push_back({s, cv.coll, cv.algo, cv.proto, b, us});
+      }
+    }
+    if (s.nodes > 1)
+      inter = s.inter;
+    else
+      intra = s.intra;
+  }
+  if (!node.empty()) {
+    c->links.push_back(fit(intra, node));
+    if (c->links.back().points == 0 || c->links.back().rms <= 0) c->links.pop_back();
+  }
+  if (!net.empty()) {
+    // The node's fitted costs take part in every multi-node prediction.
+    const CalLink* in = c->link(intra);
+    std::unique_ptr<ScopedLinkCost> keep;
+    if (in) keep = std::make_unique<ScopedLinkCost>(in->cls, in->cost);
+    c->links.push_back(fit(inter, net));
+    if (c->links.back().rms <= 0) c->links.pop_back();
+  }
+}
+
+// ---- the cache file and the installed calibration ---------------------------------------------
+
+std::string calibration_path() {
+  const Env& env = Env::get();
+  if (!env.str("GSHMEM_CALIBRATION_FILE").empty()) return env.str("GSHMEM_CALIBRATION_FILE");
+  std::string dir;
+  if (const char* x = std::getenv("XDG_CACHE_HOME"); x && *x == '/') {
+    dir = std::string(x) + "/gshmem";
+  } else if (const char* h = std::getenv("HOME"); h && *h == '/') {
+    dir = std::string(h) + "/.cache/gshmem";
+  } else {
+    return "";
+  }
+  char host[256] = {};
+  if (gethostname(host, sizeof host - 1) != 0 || !*host) std::strcpy(host, "localhost");
+  for (char* p = host; *p; ++p) {
+    if (*p == '/') *p = '_';
+  }
+  // This build: the library file holding this function (its size and modification time).
+  unsigned long long id = 0;
+  Dl_info info{};
+  struct stat st {};
+  if (dladdr(reinterpret_cast<void*>(&calibration_path), &info) && info.dli_fname &&
+      stat(info.dli_fname, &st) == 0) {
+    id = (unsigned long long)st.st_size * 1000003ull ^ (unsigned long long)st.st_mtim.tv_sec;
+  }
+  char name[320];
+  std::snprintf(name, sizeof name, "/calibration-%s-%llx.txt", host, id);
+  return dir + name;
+}
+
+namespace {
+std::mutex g_install_mu;
+std::vector<std::unique_ptr<Calibration>>* g_kept = new std::vector<std::unique_ptr<Calibration>>;
+std::atomic<const Calibration*> g_installed{nullptr};
+}  // namespace
+
+void install_calibration(std::unique_ptr<Calibration> c) {
+  std::lock_guard<std::mutex> lock(g_install_mu);
+  g_installed.store(c.get(), std::memory_order_release);
+  if (c) g_kept->push_back(std::move(c));
+}
+
+const Calibration* installed_calibration() {
+  return g_installed.load(std::memory_order_acquire);
+}
+
+namespace {
+
+// The file's text; false with *why empty when it does not exist.
+bool read_file(const std::string& path, std::string* text, std::string* why) {
+  why->clear();
+  if (path.empty()) return false;
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    if (errno != ENOENT) *why = path + ": " + std::strerror(errno);
+    return false;
+  }
+  char buf[4096];
+  while (in.read(buf, sizeof buf) || in.gcount() > 0) {
+    text->append(buf, size_t(in.gcount()));
+    if (text->size() > (4u << 20)) {
+      *why = path + ": larger than 4 MiB, not a calibration file";
+      return false;
+    }
+  }
+  return true;
+}
+
+}  // namespace
+
+std::unique_ptr<Calibration> load_calibration(const std::string& path, std::string* why) {
+  std::string text;
+  if (!read_file(path, &text, why)) return nullptr;
+  auto c = std::make_unique<Calibration>();
+  if (!parse_calibration(text, c.get(), why)) {
+    *why = path + ": " + *why;
+    return nullptr;
+  }
+  c->origin = path;
+  return c;
+}
+
+// ---- every PE plans with PE 0's file -----------------------------------------------------------
+
+namespace {
+
+const bool g_registered = [] {
+  InitShare share;
+  share.payload = [] {
+    std::string text, why;
+    if (Env::get().str("GSHMEM_CALIBRATION") == "off") return text;
+    const std::string path = calibration_path();
+    Calibration check;
+    if (read_file(path, &text, &why) && !parse_calibration(text, &check, &why)) {
+      why = path + ": " + why;
+      text.clear();
+    }
+    if (!why.empty()) {
+      GSHMEM_WARN(COLL,
+                  "ignoring the calibration file %s; the planner uses its constants "
+                  "(gshmem-info --calibrate writes a new one)",
+                  why.c_str());
+      return std::string();
+    }
+    return text.empty() ? text : path + "\n" + text;
+  };
+  share.receive = [](const std::string& shared) {
+    if (shared.empty()) return install_calibration(nullptr);
+    const size_t nl = shared.find('\n');
+    auto c = std::make_unique<Calibration>();
+    std::string why;
+    if (nl == std::string::npos ||
+        !parse_calibration(std::string_view(shared).substr(nl + 1), c.get(), &why)) {
+      return install_calibration(nullptr);  // PE 0 checked it: not reached
+    }
+    c->origin = shared.substr(0, nl);
+    GSHMEM_INFO(COLL, "planner: calibration %s (%zu table(s), %zu fitted link class(es))",
+                c->origin.c_str(), c->tables.size(), c->links.size());
+    install_calibration(std::move(c));
+  };
+  register_init_share(share);
+  return true;
+}();
+
+}  // namespace
+
+}  // namespace gshmem::coll

@@ -1,0 +1,94 @@
+#!/usr/bin/env bash
+# Does the collectives planner, calibrated on this machine, choose the fastest algorithm? For each
+# PE count and layout: `gshmem-info --calibrate` measures every candidate (algorithm + protocol)
+# and writes a calibration file; then gshmem_planner_check, a new job that plans with that file,
+# measures every candidate again and compares the time of the candidate the planner chooses with
+# the best one at every size. The same rows show what the model's constants would have chosen.
+#
+#   perftest/planner_check.sh BUILD_DIR [options]
+#     -p "2 4"            PE counts (default "2 4")
+#     -l "node vnodes"    layouts: one node, and two virtual nodes (--ppn n/2, the network
+#                         transport between them; --ppn 1 at 2 PEs)
+#     -o "OPS"            collectives (default: allreduce allgather reducescatter broadcast;
+#                         also reduce, alltoall)
+#     -s 8-64M            sizes (default 8-64M: coll_compare.sh's latency and bandwidth sweeps)
+#     -R 3                repeats of every measurement (best of)
+#     --tolerance 1.10    the target: chosen time / best time at every size
+#     --cache             write this host's real calibration file (the one later jobs use);
+#                         by default a temporary one
+#
+# Exit status: 0 every choice within the tolerance, 1 a choice missed it, 2 something did not run.
+set -uo pipefail
+
+usage() {
+  sed -n '2,20p' "$0" >&2
+  exit 2
+}
+[[ $# -ge 1 ]] || usage
+build=$(cd "$1" 2>/dev/null && pwd) || usage
+shift
+pes="2 4"
+layouts="node vnodes"
+ops="allreduce allgather reducescatter broadcast"
+sizes=8-64M
+repeats=3
+tolerance=1.10
+cache=0
+while [[ $# -gt 0 ]]; do
+  case $1 in
+    -p) pes=$2; shift 2 ;;
+    -l) layouts=$2; shift 2 ;;
+    -o) ops=$2; shift 2 ;;
+    -s) sizes=$2; shift 2 ;;
+    -R) repeats=$2; shift 2 ;;
+    --tolerance) tolerance=$2; shift 2 ;;
+    --cache) cache=1; shift ;;
+    *) usage ;;
+  esac
+done
+gshmemrun=$build/gshmemrun
+info=$build/gshmem-info
+check=$build/perftest/coll/gshmem_planner_check
+for prog in "$gshmemrun" "$info" "$check"; do
+  [[ -x $prog ]] || { echo "$0: $prog is not built" >&2; exit 2; }
+done
+spec="sizes=$sizes,reps=$repeats"
+for op in $ops; do spec+=",op=$op"; done
+out=$(mktemp -d)
+trap 'rm -rf "$out"' EXIT
+((cache)) || export GSHMEM_CALIBRATION_FILE=$out/calibration.txt
+
+echo "# $0 $*"
+echo "# $(uname -n), $(nproc) cores; $spec; tolerance $tolerance"
+status=0
+summary=()
+for n in $pes; do
+  for layout in $layouts; do
+    case $layout in
+      node) launch=(-n "$n") ;;
+      vnodes) launch=(-n "$n" --ppn $((n > 2 ? n / 2 : 1))) ;;
+      *) echo "$0: unknown layout '$layout' (node, vnodes)" >&2; exit 2 ;;
+    esac
+    echo
+    echo "## $n PEs, $layout: gshmemrun ${launch[*]} gshmem-info --calibrate $spec"
+    if ! timeout 1800 "$gshmemrun" "${launch[@]}" "$info" --calibrate "$spec"; then
+      echo "## calibration failed"
+      status=2
+      continue
+    fi
+    echo "## $n PEs, $layout: gshmemrun ${launch[*]} gshmem_planner_check $spec"
+    timeout 1800 "$gshmemrun" "${launch[@]}" "$check" "$spec" --tolerance "$tolerance" |
+      tee "$out/check.txt"
+    rc=${PIPESTATUS[0]}
+    worst=$(sed -nE 's/^# worst ratio: ([0-9.]+) with the planner as run, ([0-9.]+) .*/\1 \2/p' \
+      "$out/check.txt")
+    summary+=("$(printf '%3s PEs %-7s worst chosen/best: %-5s (the constants alone: %s)%s' "$n" \
+      "$layout" "${worst% *}" "${worst#* }" "$( ((rc == 1)) && echo '  MISSED')")")
+    if ((rc == 1 && status == 0)); then status=1; fi
+    if ((rc > 1)); then status=2; fi
+  done
+done
+echo
+echo "# Summary (target: chosen/best <= $tolerance at every size)"
+printf '%s\n' "${summary[@]}"
+exit $status
