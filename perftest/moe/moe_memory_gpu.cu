@@ -34,7 +34,14 @@ class GpuMemory : public Memory {
   }
   void* upload(const void* host, size_t bytes) override {
     void* p = scratch(bytes);
-    if (bytes) check(cudaMemcpy(p, host, bytes, cudaMemcpyHostToDevice), "cudaMemcpy (inputs)");
+    // On the calls' stream, complete on return: a pageable host-to-device cudaMemcpy (legacy
+    // stream) may return once the source is staged, and stream_ is non-blocking, so the next
+    // kernel (combine's, reading expert_y) could read the old bytes.
+    if (bytes) {
+      check(cudaMemcpyAsync(p, host, bytes, cudaMemcpyHostToDevice, stream_),
+            "cudaMemcpyAsync (inputs)");
+      check(cudaStreamSynchronize(stream_), "cudaStreamSynchronize (inputs)");
+    }
     return p;
   }
   void* scratch(size_t bytes) override {

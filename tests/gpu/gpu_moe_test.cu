@@ -43,7 +43,11 @@ class DevBuf {
   explicit DevBuf(size_t bytes) { GPU_CHECK(cudaMalloc(&p_, bytes ? bytes : 1)); }
   template <class T>
   explicit DevBuf(const std::vector<T>& v) : DevBuf(v.size() * sizeof(T)) {
-    if (!v.empty()) GPU_CHECK(cudaMemcpy(p_, v.data(), v.size() * sizeof(T), cudaMemcpyDefault));
+    // Complete on return (as to_dev): a pageable host-to-device cudaMemcpy runs on the legacy
+    // stream and may return once the source is staged, and the kernels run on stream_, a
+    // non-blocking stream not ordered after it, so they could read the old bytes (a stale
+    // *num_tokens or expert_y).
+    if (!v.empty()) to_dev(p_, v.data(), v.size() * sizeof(T));
   }
   ~DevBuf() {
     if (p_) cudaFree(p_);
