@@ -16,8 +16,6 @@
 #include <sstream>
 
 #include "host/base/env.hpp"
-#include "host/base/log.hpp"
-#include "host/runtime/process.hpp"
 
 namespace gshmem::coll {
 
@@ -155,8 +153,12 @@ bool parse_calibration(std::string_view text, Calibration* out, std::string* why
       double alpha = 0, gbps = 0, points = 0, rms = 0;
       if (w.size() != 6 || !parse_link_class(w[1], &l.cls) || !keyed(w[2], "alpha_us", &alpha) ||
           !keyed(w[3], "gbps", &gbps) || !keyed(w[4], "points", &points) ||
-          !keyed(w[5], "rms", &rms) || alpha <= 0 || gbps <= 0 || alpha > 1e6 || gbps > 1e6) {
-        return bad("expected 'link CLASS alpha_us=A gbps=G points=N rms=R' with A, G > 0");
+          !keyed(w[5], "rms", &rms) || !(alpha > 0 && alpha <= 1e6) || !(gbps > 0 && gbps <= 1e6) ||
+          !(points >= 0 && points <= 1e9 && points == std::floor(points)) ||
+          !(rms >= 0 && rms <= 1e6)) {
+        return bad(
+            "expected 'link CLASS alpha_us=A gbps=G points=N rms=R' with 0 < A, G <= 1e6, N a "
+            "count, R >= 0");
       }
       if (c.link(l.cls)) return bad("a second line for link class " + std::string(w[1]));
       l.cost = link_cost(l.cls);
@@ -366,10 +368,7 @@ const Calibration* installed_calibration() {
   return g_installed.load(std::memory_order_acquire);
 }
 
-namespace {
-
-// The file's text; false with *why empty when it does not exist.
-bool read_file(const std::string& path, std::string* text, std::string* why) {
+bool read_calibration_file(const std::string& path, std::string* text, std::string* why) {
   why->clear();
   if (path.empty()) return false;
   std::ifstream in(path, std::ios::binary);
@@ -388,11 +387,9 @@ bool read_file(const std::string& path, std::string* text, std::string* why) {
   return true;
 }
 
-}  // namespace
-
 std::unique_ptr<Calibration> load_calibration(const std::string& path, std::string* why) {
   std::string text;
-  if (!read_file(path, &text, why)) return nullptr;
+  if (!read_calibration_file(path, &text, why)) return nullptr;
   auto c = std::make_unique<Calibration>();
   if (!parse_calibration(text, c.get(), why)) {
     *why = path + ": " + *why;
@@ -401,49 +398,5 @@ std::unique_ptr<Calibration> load_calibration(const std::string& path, std::stri
   c->origin = path;
   return c;
 }
-
-// ---- every PE plans with PE 0's file -----------------------------------------------------------
-
-namespace {
-
-const bool g_registered = [] {
-  InitShare share;
-  share.payload = [] {
-    std::string text, why;
-    if (Env::get().str("GSHMEM_CALIBRATION") == "off") return text;
-    const std::string path = calibration_path();
-    Calibration check;
-    if (read_file(path, &text, &why) && !parse_calibration(text, &check, &why)) {
-      why = path + ": " + why;
-      text.clear();
-    }
-    if (!why.empty()) {
-      GSHMEM_WARN(COLL,
-                  "ignoring the calibration file %s; the planner uses its constants "
-                  "(gshmem-info --calibrate writes a new one)",
-                  why.c_str());
-      return std::string();
-    }
-    return text.empty() ? text : path + "\n" + text;
-  };
-  share.receive = [](const std::string& shared) {
-    if (shared.empty()) return install_calibration(nullptr);
-    const size_t nl = shared.find('\n');
-    auto c = std::make_unique<Calibration>();
-    std::string why;
-    if (nl == std::string::npos ||
-        !parse_calibration(std::string_view(shared).substr(nl + 1), c.get(), &why)) {
-      return install_calibration(nullptr);  // PE 0 checked it: not reached
-    }
-    c->origin = shared.substr(0, nl);
-    GSHMEM_INFO(COLL, "planner: calibration %s (%zu table(s), %zu fitted link class(es))",
-                c->origin.c_str(), c->tables.size(), c->links.size());
-    install_calibration(std::move(c));
-  };
-  register_init_share(share);
-  return true;
-}();
-
-}  // namespace
 
 }  // namespace gshmem::coll

@@ -80,6 +80,9 @@ std::string calibration_path();
 void install_calibration(std::unique_ptr<Calibration> c);
 const Calibration* installed_calibration();
 
+// The file's text (at most 4 MiB); false with *why set, or empty when the file does not exist.
+bool read_calibration_file(const std::string& path, std::string* text, std::string* why);
+
 // Reads and parses `path`: nullptr (with *why set, empty when the file does not exist) if it
 // cannot be used.
 std::unique_ptr<Calibration> load_calibration(const std::string& path, std::string* why);

@@ -10,7 +10,7 @@ build=${GSHMEM_FUZZ_BUILD:-$root/build/fuzz}
 seconds=${1:-60}
 shift || true
 harnesses=("$@")
-[ ${#harnesses[@]} -gt 0 ] || harnesses=(star_decode star_server uid node_mesh amo_message env topology)
+[ ${#harnesses[@]} -gt 0 ] || harnesses=(star_decode star_server uid node_mesh amo_message env topology calibration)
 cxx=$(command -v clang++-14 || command -v clang++ || true)
 if [ -z "$cxx" ] || [ ! -f "$("$cxx" -print-file-name=libclang_rt.fuzzer-x86_64.a)" ]; then
   echo "fuzz: skipped: clang++ with libFuzzer not found (apt-get install clang-14 libclang-rt-14-dev)"

@@ -323,6 +323,8 @@ TEST(Calibration, FileRoundTripAndHostileText) {
       "link host alpha_us=-1 gbps=3 points=1 rms=0\n",
       "link host alpha_us=nan gbps=3 points=1 rms=0\n",
       "link warp alpha_us=1 gbps=3 points=1 rms=0\n",
+      "link host alpha_us=1 gbps=3 points=1E80 rms=0\n",  // found by fuzz_calibration
+      "link host alpha_us=1 gbps=3 points=1 rms=-1\n",
       "table n=2\nallreduce ring simple 8:1 4:2\nend\n",  // sizes must grow
       "table n=2\nallreduce ring simple 8:0\nend\n",      // no time
       "table n=2\nallreduce ring simple 8:1e400\nend\n",  // not finite
