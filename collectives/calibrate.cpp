@@ -224,6 +224,8 @@ bool parse_measure_spec(std::string_view text, MeasureSpec* spec, std::string* w
           spec->lo > spec->hi || spec->hi > (1ull << 30)) {
         return *why = "sizes must be MIN-MAX with 0 < MIN <= MAX <= 1G, e.g. 8-64M", false;
       }
+    } else if (key == "fresh" && is_num && num <= 1) {
+      spec->fresh = num == 1;
     } else if (key == "reps" && is_num && num >= 1 && num <= 100) {
       spec->reps = int(num);
     } else if (key == "budget" && is_num && num >= 1 && num <= 10000000) {
@@ -242,7 +244,7 @@ int usage_error(const std::string& why) {
                "gshmem-info --calibrate: %s\n"
                "  run under the launcher, one job per team shape to calibrate:\n"
                "    gshmemrun -n 4 gshmem-info --calibrate [op=NAME,...,sizes=8-64M,reps=3,"
-               "budget=USEC]\n",
+               "budget=USEC,fresh=0|1]\n",
                why.c_str());
   return 2;
 }
@@ -307,6 +309,22 @@ int calibrate_main(std::string_view text) {
     auto same = std::find_if(cal->tables.begin(), cal->tables.end(),
                              [&](const CalTable& t) { return t.shape == table.shape; });
     if (same != cal->tables.end()) {
+      // An algorithm's speed can change from one job to the next (memory placement, where the
+      // scheduler puts the PEs): each point keeps the slower of the runs' best times, so one that
+      // is sometimes slow loses to a steady one. fresh=1 forgets the earlier runs.
+      if (!spec.fresh) {
+        for (CalCurve& now : table.curves) {
+          const CalCurve* old = same->find(now.coll, now.algo, now.proto);
+          for (auto& [b, us] : now.points) {
+            for (size_t i = 0; old && i < old->points.size(); ++i) {
+              if (old->points[i].first == b) us = std::max(us, old->points[i].second);
+            }
+          }
+        }
+        std::printf(
+            "  merged with the earlier run(s) on this shape: each point keeps the slower "
+            "of their best times (fresh=1 replaces them)\n");
+      }
       // Collectives not measured this time keep their earlier curves.
       for (const CalCurve& old : same->curves) {
         if (!table.covers(old.coll)) table.curves.push_back(old);

@@ -18,6 +18,7 @@ struct MeasureSpec {
   std::vector<Coll> colls;  // empty: every collective
   uint64_t lo = 8, hi = 64u << 20;
   int reps = 3;
+  bool fresh = false;       // calibrate_main: replace the shape's earlier runs instead of merging
   double budget_us = 3000;  // how long a candidate's calls take per repeat (at least 3 calls)
 };
 
@@ -30,11 +31,13 @@ std::vector<std::pair<Algo, Proto>> candidates(Coll coll, const TeamShape& s);
 CalTable measure_world(const MeasureSpec& spec, FILE* progress);
 
 // gshmem-info --calibrate SPEC: init, measure_world, and PE 0 merges the table into the cache file
-// (calibration_path()) with the links refitted. Returns the exit status (2 after saying why).
+// (calibration_path()) with the links refitted: a shape measured before keeps, per point, the
+// slower of the runs' best times (fresh=1: this run's alone). Returns the exit status (2 after
+// saying why).
 int calibrate_main(std::string_view spec);
 
-// Parses "op=allreduce,op=broadcast,sizes=8-64M,reps=3,budget=3000" into *spec; false (with *why)
-// when malformed.
+// Parses "op=allreduce,op=broadcast,sizes=8-64M,reps=3,budget=3000,fresh=1" into *spec; false (with
+// *why) when malformed.
 bool parse_measure_spec(std::string_view text, MeasureSpec* spec, std::string* why);
 
 }  // namespace gshmem::coll

@@ -32,6 +32,15 @@ expect "$GSHMEM_CALIBRATION_FILE" '^broadcast ' "no Broadcast curve"
 expect "$GSHMEM_CALIBRATION_FILE" '^link host alpha_us=' "no fitted host link"
 expect "$tmp/cal.out" 'fitted host' "--calibrate did not report the fit"
 
+# A second run merges (each point keeps the slower time); fresh=1 replaces.
+"$run" -n 2 --timeout 120 "$info" --calibrate op=allreduce,sizes=8-64,reps=1 >"$tmp/again.out" 2>&1 ||
+  { cat "$tmp/again.out"; fail "a second --calibrate exited $?"; }
+expect "$tmp/again.out" 'merged with the earlier run' "the second run did not merge"
+expect "$GSHMEM_CALIBRATION_FILE" '^broadcast ' "merging lost the Broadcast curves"
+"$run" -n 2 --timeout 120 "$info" --calibrate op=allreduce,sizes=8-64,reps=1,fresh=1 \
+  >"$tmp/fresh.out" 2>&1 || { cat "$tmp/fresh.out"; fail "fresh=1 exited $?"; }
+if grep -q 'merged' "$tmp/fresh.out"; then fail "fresh=1 merged"; fi
+
 # --plan on the shape measured: the table decides; the shape's oversubscription is the job's.
 over=$(sed -nE 's/^table n=2,nodes=1,.*oversubscribed=([01])$/\1/p' "$GSHMEM_CALIBRATION_FILE")
 "$info" --plan "n=2,oversubscribed=$over,op=allreduce,sizes=8-64K" >"$tmp/plan.out" 2>&1
