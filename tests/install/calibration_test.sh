@@ -18,13 +18,20 @@ fail() {
   echo "calibration test: FAILED: $*"
   exit 1
 }
+must() {  # must OUT WHAT CMD...: runs CMD, its output in OUT; fails naming WHAT and the status
+  local out=$1 what=$2 rc
+  shift 2
+  "$@" >"$out" 2>&1
+  rc=$?
+  ((rc == 0)) || { cat "$out"; fail "$what exited $rc"; }
+}
 expect() {  # expect FILE REGEX WHAT
   grep -Eq -- "$2" "$1" || { cat "$1"; fail "$3"; }
 }
 
 # One node of 2 PEs.
-"$run" -n 2 --timeout 120 "$info" --calibrate op=allreduce,op=broadcast,sizes=8-64K,reps=1 \
-  >"$tmp/cal.out" 2>&1 || { cat "$tmp/cal.out"; fail "--calibrate exited $?"; }
+must "$tmp/cal.out" "--calibrate" \
+  "$run" -n 2 --timeout 120 "$info" --calibrate op=allreduce,op=broadcast,sizes=8-64K,reps=1
 [[ -s $GSHMEM_CALIBRATION_FILE ]] || fail "no file written"
 expect "$GSHMEM_CALIBRATION_FILE" '^table n=2,nodes=1,ppn=2,intra=host' "no 2-PE table"
 expect "$GSHMEM_CALIBRATION_FILE" '^allreduce direct ll 8:' "no direct/ll AllReduce curve"
@@ -33,12 +40,12 @@ expect "$GSHMEM_CALIBRATION_FILE" '^link host alpha_us=' "no fitted host link"
 expect "$tmp/cal.out" 'fitted host' "--calibrate did not report the fit"
 
 # A second run merges (each point keeps the slower time); fresh=1 replaces.
-"$run" -n 2 --timeout 120 "$info" --calibrate op=allreduce,sizes=8-64,reps=1 >"$tmp/again.out" 2>&1 ||
-  { cat "$tmp/again.out"; fail "a second --calibrate exited $?"; }
+must "$tmp/again.out" "a second --calibrate" \
+  "$run" -n 2 --timeout 120 "$info" --calibrate op=allreduce,sizes=8-64,reps=1
 expect "$tmp/again.out" 'merged with the earlier run' "the second run did not merge"
 expect "$GSHMEM_CALIBRATION_FILE" '^broadcast ' "merging lost the Broadcast curves"
-"$run" -n 2 --timeout 120 "$info" --calibrate op=allreduce,sizes=8-64,reps=1,fresh=1 \
-  >"$tmp/fresh.out" 2>&1 || { cat "$tmp/fresh.out"; fail "fresh=1 exited $?"; }
+must "$tmp/fresh.out" "fresh=1" \
+  "$run" -n 2 --timeout 120 "$info" --calibrate op=allreduce,sizes=8-64,reps=1,fresh=1
 if grep -q 'merged' "$tmp/fresh.out"; then fail "fresh=1 merged"; fi
 
 # --plan on the shape measured: the table decides; the shape's oversubscription is the job's.
@@ -51,33 +58,35 @@ GSHMEM_CALIBRATION=off "$info" --plan "n=2,op=allreduce" >"$tmp/off.out" 2>&1
 expect "$tmp/off.out" 'calibration: none \(GSHMEM_CALIBRATION=off\)' "GSHMEM_CALIBRATION=off"
 
 # A job plans with it (every PE got PE 0's text), and says so.
-GSHMEM_DEBUG=INFO "$run" -n 2 --timeout 60 "$allreduce" -b 8 -e 1K -f 4 -n 2 -w 1 \
-  >"$tmp/job.out" 2>&1 || { cat "$tmp/job.out"; fail "the job failed"; }
+must "$tmp/job.out" "the job" \
+  env GSHMEM_DEBUG=INFO "$run" -n 2 --timeout 60 "$allreduce" -b 8 -e 1K -f 4 -n 2 -w 1
 expect "$tmp/job.out" 'PE 1 gshmem INFO COLL: planner: calibration' "PE 1 did not get the calibration"
 expect "$tmp/job.out" 'gshmem_allreduce: .* B\): .*, measured [0-9.]+ us' "no measured plan"
 
-# The check program runs and says what it compared (the target is checked by the benchmark).
-"$run" -n 2 --timeout 120 "$check" op=broadcast,sizes=8-1K,reps=1 --tolerance 1000 \
-  >"$tmp/check.out" 2>&1 || { cat "$tmp/check.out"; fail "gshmem_planner_check exited $?"; }
+# The check program runs and gives its verdict: 0 (within the tolerance) or 1 (missed: timing on a
+# busy machine, which the benchmark judges, not this test); anything else is a failure.
+"$run" -n 2 --timeout 120 "$check" op=broadcast,sizes=8-1K,reps=1 >"$tmp/check.out" 2>&1
+rc=$?
+((rc <= 1)) || { cat "$tmp/check.out"; fail "gshmem_planner_check exited $rc"; }
 expect "$tmp/check.out" '^# worst ratio: [0-9.]+ with the planner as run' "no verdict"
 expect "$tmp/check.out" "planner: calibration $GSHMEM_CALIBRATION_FILE" "the check did not use it"
 
 # Two virtual nodes: a multi-node table and the network's fitted costs, the node's kept.
-"$run" -n 2 --ppn 1 --timeout 120 "$info" --calibrate op=allreduce,sizes=8-4K,reps=1 \
-  >"$tmp/net.out" 2>&1 || { cat "$tmp/net.out"; fail "--calibrate across nodes exited $?"; }
+must "$tmp/net.out" "--calibrate across nodes" \
+  "$run" -n 2 --ppn 1 --timeout 120 "$info" --calibrate op=allreduce,sizes=8-4K,reps=1
 expect "$GSHMEM_CALIBRATION_FILE" '^table n=2,nodes=2,ppn=1,intra=host,inter=tcp' "no 2-node table"
 expect "$GSHMEM_CALIBRATION_FILE" '^table n=2,nodes=1,' "the 1-node table was lost"
 expect "$GSHMEM_CALIBRATION_FILE" '^link tcp alpha_us=' "no fitted tcp link"
 
 # A damaged file: the job warns and runs on the constants; --calibrate replaces it.
 printf 'table n=2\nallreduce ring simple 8:-1\n' >"$GSHMEM_CALIBRATION_FILE"
-"$run" -n 2 --timeout 60 "$allreduce" -b 8 -e 8 -n 2 -w 1 >"$tmp/bad.out" 2>&1 ||
-  { cat "$tmp/bad.out"; fail "a damaged file broke the job"; }
+must "$tmp/bad.out" "with a damaged file, the job" \
+  "$run" -n 2 --timeout 60 "$allreduce" -b 8 -e 8 -n 2 -w 1
 expect "$tmp/bad.out" 'ignoring the calibration file .*calibration.txt: line 2' "no warning"
 "$info" --plan n=2 >"$tmp/badplan.out" 2>&1
 expect "$tmp/badplan.out" 'calibration: none \(.*line 2' "--plan does not say why"
-"$run" -n 2 --timeout 120 "$info" --calibrate op=reduce,sizes=8-64,reps=1 >"$tmp/re.out" 2>&1 ||
-  { cat "$tmp/re.out"; fail "--calibrate over a damaged file exited $?"; }
+must "$tmp/re.out" "--calibrate over a damaged file" \
+  "$run" -n 2 --timeout 120 "$info" --calibrate op=reduce,sizes=8-64,reps=1
 expect "$tmp/re.out" 'replacing .*line 2' "--calibrate did not say it replaced the file"
 expect "$GSHMEM_CALIBRATION_FILE" '^reduce ' "no Reduce curve after replacing"
 
