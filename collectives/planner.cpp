@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <optional>
 #include <vector>
 
 #include "gshmem/coll/algorithms.cuh"
@@ -162,6 +163,21 @@ double predict_ll(Coll coll, const TeamShape& s, double S) {
 }
 
 thread_local const LinkCost* t_scoped[kNumLinkClasses] = {};
+
+// The model with the constants (Overrides::use_calibration false): the constants for every link
+// class this thread has not scoped, while it lives.
+class ConstantsOnly {
+ public:
+  ConstantsOnly() {
+    if (!installed_calibration()) return;
+    for (int c = 0; c < kNumLinkClasses; ++c) {
+      if (!t_scoped[c]) scoped_[c].emplace(LinkClass(c), kLinkCosts[c]);
+    }
+  }
+
+ private:
+  std::optional<ScopedLinkCost> scoped_[kNumLinkClasses];
+};
 
 }  // namespace
 
@@ -341,6 +357,8 @@ double predict(Coll coll, Algo algo, Algo sub, const TeamShape& s, uint64_t byte
 
 Plan make_plan(Coll coll, const TeamShape& s, uint64_t bytes, const Overrides& o,
                std::string* note) {
+  std::optional<ConstantsOnly> constants;
+  if (!o.use_calibration) constants.emplace();
   Plan p;
   // Channels: a GPU spreads a large message over thread blocks of 256 threads, one per 256 KiB;
   // a CPU PE is one thread.

@@ -78,7 +78,8 @@ struct Overrides {
   Proto proto = Proto::Auto;
   int nch = 0;
   uint64_t chunk = 0;
-  bool use_calibration = true;  // false: the model alone (what the constants would choose)
+  bool use_calibration = true;  // false: the model with the constants (what they would choose;
+                                // a ScopedLinkCost of this thread still applies)
 };
 
 const char* algo_name(Algo a);

@@ -370,6 +370,7 @@ TEST(Calibration, MeasuredTimesDecideThePlan) {
   gc::Overrides none, model;
   model.use_calibration = false;
   const gc::Plan constants = gc::make_plan(gc::Coll::AllReduce, two, 1024, none);
+  const gc::Plan constants3 = gc::make_plan(gc::Coll::AllReduce, three, 8, none);
   EXPECT_FALSE(constants.measured);
   EXPECT_NE(constants.algo, gc::Algo::Tree);
   auto cal = std::make_unique<gc::Calibration>();
@@ -407,6 +408,10 @@ TEST(Calibration, MeasuredTimesDecideThePlan) {
   EXPECT_FALSE(gc::make_plan(gc::Coll::Broadcast, two, 1024, none).measured);
   EXPECT_DOUBLE_EQ(gc::link_cost(gc::LinkClass::HostMemory).alpha_us, 100);
   EXPECT_GT(gc::make_plan(gc::Coll::AllReduce, three, 8, none).predicted_us, 10);
+  // Told to use the model alone: the constants, not the fitted costs.
+  EXPECT_DOUBLE_EQ(gc::make_plan(gc::Coll::AllReduce, three, 8, model).predicted_us,
+                   constants3.predicted_us);
+  EXPECT_DOUBLE_EQ(gc::link_cost(gc::LinkClass::HostMemory).alpha_us, 100);
   gc::install_calibration(nullptr);
   EXPECT_DOUBLE_EQ(gc::link_cost(gc::LinkClass::HostMemory).alpha_us,
                    gc::default_link_cost(gc::LinkClass::HostMemory).alpha_us);
