@@ -4,13 +4,13 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <chrono>
 #include <cstdio>
 #include <cstring>
 #include <string>
 
 #include "collectives/coll_host.hpp"
 #include "gshmem/collectives.h"
+#include "gshmem/device/platform.cuh"
 #include "gshmem/gshmem.h"
 #include "host/base/env.hpp"
 
@@ -34,9 +34,7 @@ const Coll kAllColls[] = {Coll::AllReduce,     Coll::Reduce,    Coll::AllGather,
                           Coll::ReduceScatter, Coll::Broadcast, Coll::AllToAll};
 
 double now_us() {
-  return std::chrono::duration<double, std::micro>(
-             std::chrono::steady_clock::now().time_since_epoch())
-      .count();
+  return double(gshmem::detail::now_ns()) / 1e3;  // the clock every wait of gshmem uses
 }
 
 // One call of `coll` moving `bytes` as the planner counts them (the larger buffer), in floats;
@@ -128,19 +126,7 @@ CalTable measure_world(const MeasureSpec& spec, FILE* progress) {
     const auto cands = candidates(coll, shape);
     if (cands.empty()) continue;
     const double start = now_us();
-    const size_t first = table.curves.size();
-    for (const auto& [a, pr] : cands) table.curves.push_back({coll, a, pr, {}});
-    // Untimed first calls of every candidate: its buffers' first touch, its plan, the caches.
-    for (uint64_t size = spec.lo; size <= spec.hi; size *= 2) {
-      const Call call(coll, size, n);
-      if (call.count == 0) continue;
-      for (const auto& [a, pr] : cands) {
-        force(coll, a, pr);
-        for (int i = 0; i < 200; ++i) call.run(dst, src);
-      }
-      break;
-    }
-    // The sizes, and each candidate's iterations there from one warm-up call (the slowest PE's).
+    // The sizes (those that hold an element per PE, each once).
     std::vector<Call> calls;
     for (uint64_t size = spec.lo; size <= spec.hi; size *= 2) {
       const Call call(coll, size, n);
@@ -149,6 +135,15 @@ CalTable measure_world(const MeasureSpec& spec, FILE* progress) {
       }
       if (size > spec.hi / 2) break;
     }
+    if (calls.empty()) continue;  // no curve without points: the file would not parse
+    const size_t first = table.curves.size();
+    for (const auto& [a, pr] : cands) table.curves.push_back({coll, a, pr, {}});
+    // Untimed first calls of every candidate: its buffers' first touch, its plan, the caches.
+    for (const auto& [a, pr] : cands) {
+      force(coll, a, pr);
+      for (int i = 0; i < 200; ++i) calls.front().run(dst, src);
+    }
+    // Each candidate's iterations at each size, from one warm-up call (the slowest PE's).
     const size_t nc = cands.size(), ns = calls.size();
     std::vector<double> warm(ns * nc);
     for (size_t k = 0; k < ns; ++k) {

@@ -307,11 +307,17 @@ void fit_links(Calibration* c) {
     else
       intra = s.intra;
   }
-  if (!node.empty()) {
+  // Alpha and GB/s are told apart only by sizes far apart: no fit from a narrow sweep.
+  auto spread = [](const std::vector<Sample>& xs) {
+    uint64_t lo = ~uint64_t(0), hi = 0;
+    for (const Sample& x : xs) lo = std::min(lo, x.bytes), hi = std::max(hi, x.bytes);
+    return !xs.empty() && hi >= 1024 * lo;
+  };
+  if (spread(node)) {
     c->links.push_back(fit(intra, node));
     if (c->links.back().points == 0 || c->links.back().rms <= 0) c->links.pop_back();
   }
-  if (!net.empty()) {
+  if (spread(net)) {
     // The node's fitted costs take part in every multi-node prediction.
     const CalLink* in = c->link(intra);
     std::unique_ptr<ScopedLinkCost> keep;

@@ -73,7 +73,7 @@ expect "$tmp/check.out" "planner: calibration $GSHMEM_CALIBRATION_FILE" "the che
 
 # Two virtual nodes: a multi-node table and the network's fitted costs, the node's kept.
 must "$tmp/net.out" "--calibrate across nodes" \
-  "$run" -n 2 --ppn 1 --timeout 120 "$info" --calibrate op=allreduce,sizes=8-4K,reps=1
+  "$run" -n 2 --ppn 1 --timeout 120 "$info" --calibrate op=allreduce,sizes=8-8K,reps=1
 expect "$GSHMEM_CALIBRATION_FILE" '^table n=2,nodes=2,ppn=1,intra=host,inter=tcp' "no 2-node table"
 expect "$GSHMEM_CALIBRATION_FILE" '^table n=2,nodes=1,' "the 1-node table was lost"
 expect "$GSHMEM_CALIBRATION_FILE" '^link tcp alpha_us=' "no fitted tcp link"
