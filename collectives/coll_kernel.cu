@@ -9,8 +9,9 @@
 // registers per thread (ptxas 13.0, sm_90), so a block is 256 threads (255 registers each) and a
 // large call takes more blocks (channels: planner.cpp), the same threads per byte as 512-thread
 // blocks had. At 512 threads (128 registers) 14 of the 22 kernels spilled, Hier's AllReduce 1.5 KB
-// with a 656-byte stack frame; at 256 only Hier's two kernels spill, 24 and 32 bytes. Compiled
-// per algorithm only (every collective of it behind a switch), from a modified copy of the
+// with a 656-byte stack frame; at 256 only Hier's two kernels spilled, 24 and 32 bytes, until
+// hier.cuh recomputed its per-piece values in each phase (recompute_from): none spills now.
+// Compiled per algorithm only (every collective of it behind a switch), from a modified copy of the
 // Workspace parameter, with the recursive doubling and Bruck links in arrays indexed by the
 // round, the kernels had spilled up to 1.7 KB with stack frames up to 3.3 KB.
 // scripts/ptxas_report.py prints ptxas's figures; the tests coll_kernel_ptxas_sm* (label cuda)

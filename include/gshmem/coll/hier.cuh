@@ -41,9 +41,23 @@ GSHMEM_HD void hier_allreduce(const Workspace& ws, int node_size, bool rail_rd, 
   // Only the cross-node algorithm's links (a kernel compiled for one keeps no room for the other).
   RingLinks ring = rail_rd ? RingLinks{} : ring_links(rail);
   RdLinks rdl = rail_rd ? rd_links(rail, shape) : RdLinks{};
+  // Piece `at` of this channel's range: its length m, this member's slice of it (reduced inside
+  // the node, then across nodes), and where the slice's sum goes. Each phase computes it again
+  // (recompute_from): kept from the first phase, these values would hold registers across every
+  // reduction call of the cross-node phase, and the kernel would spill.
+  struct Piece {
+    uint64_t m;
+    Range mine;
+    char* out;
+  };
+  auto piece_at = [&](uint64_t at) {
+    at = gshmem::detail::recompute_from(at);
+    const uint64_t m = cr.hi - at < piece ? cr.hi - at : piece;
+    const Range mine = split(m, L, l);
+    return Piece{m, mine, dst + (at + mine.lo) * es};
+  };
   uint32_t round = 0;
   for (uint64_t base = cr.lo; base < cr.hi; base += piece) {
-    const uint64_t m = cr.hi - base < piece ? cr.hi - base : piece;
     const uint32_t rd = round++;
     const uint64_t region = half_off(ws, ch, half_of(ws, rd));
     // The receive slots of this channel, in the last quarter of its own half region: slot_off
@@ -51,34 +65,44 @@ GSHMEM_HD void hier_allreduce(const Workspace& ws, int node_size, bool rail_rd, 
     // land in channel 2ch's region, or past the pool, when channels run at once as in a kernel).
     const PushLayout pl{region + hb - push_bytes - uint64_t(ch) * uint64_t(nin * kSlots) * slot,
                         slot, nin};
-    const char* in = src + base * es;
-    publish_input<G>(ws, node, ch, rd, in, a.src_pub, 1, 0, m, es);
-    const Range mine = split(m, L, l);
-    char* out = dst + (base + mine.lo) * es;
-    reduce_all<G>(r, out, L, mine.size(), [&](int j) -> const void* {
-      return (j == l ? in : wait_published<G>(ws, node, ch, rd, 0, j, 0, 0).base) + mine.lo * es;
-    });
-    if (rail_rd) {
-      rd_grant<G>(ws, rail, shape, ch, rdl, ceil_div(mine.size(), E));
-      rd_allreduce_range<G>(ws, rail, pl, ch, shape, rdl, r, out, out, 0, mine.size(), E);
-    } else {
-      recv_grant<G>(ws, ch, ring.prev, ring.prev.step + ring_allreduce_steps(Gn, mine.size(), E));
-      ring_allreduce_range<G>(ws, rail, pl, ch, ring, r, out, out, 0, mine.size(), E);
+    {  // inside the node: the sum of slice l
+      const Piece p = piece_at(base);
+      const char* in = src + base * es;
+      publish_input<G>(ws, node, ch, rd, in, a.src_pub, 1, 0, p.m, es);
+      reduce_all<G>(r, p.out, L, p.mine.size(), [&](int j) -> const void* {
+        return (j == l ? in : wait_published<G>(ws, node, ch, rd, 0, j, 0, 0).base) +
+               p.mine.lo * es;
+      });
     }
-    if (a.dst_pub) {
-      publish<G>(ws, node, ch, rd, 1, true, heap_off(ws, out), 0);
-    } else {
-      char* slice = ws.c.heap.base + region + piece * es;
-      copy<G>(slice, out, mine.size() * es);
-      publish<G>(ws, node, ch, rd, 1, false, heap_off(ws, slice), 0);
+    {  // across nodes: the AllReduce of slice l
+      const Piece p = piece_at(base);
+      if (rail_rd) {
+        rd_grant<G>(ws, rail, shape, ch, rdl, ceil_div(p.mine.size(), E));
+        rd_allreduce_range<G>(ws, rail, pl, ch, shape, rdl, r, p.out, p.out, 0, p.mine.size(), E);
+      } else {
+        recv_grant<G>(ws, ch, ring.prev,
+                      ring.prev.step + ring_allreduce_steps(Gn, p.mine.size(), E));
+        ring_allreduce_range<G>(ws, rail, pl, ch, ring, r, p.out, p.out, 0, p.mine.size(), E);
+      }
     }
-    for (int i = 1; i < L; ++i) {
-      const int j = (l + i) % L;
-      const Range s = split(m, L, j);
-      copy<G>(dst + (base + s.lo) * es,
-              wait_published<G>(ws, node, ch, rd, 1, j, piece * es, 0).base, s.size() * es);
+    {  // inside the node again: every member's slice
+      const Piece p = piece_at(base);
+      const uint32_t rd3 = uint32_t(gshmem::detail::recompute_from(rd));
+      if (a.dst_pub) {
+        publish<G>(ws, node, ch, rd3, 1, true, heap_off(ws, p.out), 0);
+      } else {
+        char* slice = ws.c.heap.base + half_off(ws, ch, half_of(ws, rd3)) + piece * es;
+        copy<G>(slice, p.out, p.mine.size() * es);
+        publish<G>(ws, node, ch, rd3, 1, false, heap_off(ws, slice), 0);
+      }
+      for (int i = 1; i < L; ++i) {
+        const int j = (l + i) % L;
+        const Range s = split(p.m, L, j);
+        copy<G>(dst + (base + s.lo) * es,
+                wait_published<G>(ws, node, ch, rd3, 1, j, piece * es, 0).base, s.size() * es);
+      }
+      ack_all<G>(ws, node, rd3);
     }
-    ack_all<G>(ws, node, rd);
   }
 }
 

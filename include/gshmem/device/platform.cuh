@@ -83,6 +83,17 @@ GSHMEM_HD GSHMEM_INLINE void spin_pause() {
 #endif
 }
 
+// Returns v, hidden from the optimizer: what is computed from the result is computed again where
+// it is used, not kept in registers from an earlier use of the same expression. For kernels whose
+// long-lived values, held across a call (the collective kernels' reducer), would not fit in the
+// registers: cheap ones are recomputed instead of spilled. A no-op on the host.
+GSHMEM_HD GSHMEM_INLINE uint64_t recompute_from(uint64_t v) {
+#if GSHMEM_ON_DEVICE
+  asm volatile("" : "+l"(v));
+#endif
+  return v;
+}
+
 // Monotonic nanoseconds: the global timer on the device, CLOCK_MONOTONIC (vDSO) on the host.
 GSHMEM_HD GSHMEM_INLINE uint64_t now_ns() {
 #if GSHMEM_ON_DEVICE
