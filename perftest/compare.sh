@@ -305,7 +305,8 @@ fabric_provider() {
   run "raw_$i" "$gshmemrun" -n 2 "$raw" --json -e 1M
   echo "# summary, best of $repeats run(s), provider $provider, on $(nproc) cores; load average" \
     "$load_start at start, $(load) at end."
-  echo "# gshmem: 2 PEs on 2 virtual nodes (--ppn 1), everything through the proxy and libfabric."
+  echo "# gshmem: 2 PEs on 2 virtual nodes (--ppn 1), everything through the proxy and libfabric;" \
+    "GSHMEM_PROXY_IDLE=${GSHMEM_PROXY_IDLE:-auto}."
   echo "# raw: fi_write/fi_read/fi_fetch_atomic with delivery-complete, polled by the same PEs."
   echo "# cost: gshmem's time over raw's (for bandwidths, raw / gshmem): the proxy hop's price."
   printf '%-26s %12s %12s %8s\n' metric gshmem raw cost

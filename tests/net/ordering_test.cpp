@@ -5,6 +5,8 @@
 // test demands zero.
 #include <gtest/gtest.h>
 
+#include <atomic>
+#include <chrono>
 #include <cstring>
 #include <vector>
 
@@ -15,8 +17,12 @@ namespace {
 constexpr int kRounds = 60;
 constexpr size_t kWords = 512;  // 4 KiB of payload per round: several fabric writes when chunked
 
-int me() { return gshmem_my_pe(); }
-int npes() { return gshmem_n_pes(); }
+int me() {
+  return gshmem_my_pe();
+}
+int npes() {
+  return gshmem_n_pes();
+}
 
 // Round r's payload from PE `from`: every word says who wrote it and when.
 uint64_t word(int from, int round, size_t i) {
@@ -24,8 +30,12 @@ uint64_t word(int from, int round, size_t i) {
 }
 
 // Each PE sends to the next one and receives from the previous one.
-int right() { return (me() + 1) % npes(); }
-int left() { return (me() + npes() - 1) % npes(); }
+int right() {
+  return (me() + 1) % npes();
+}
+int left() {
+  return (me() + npes() - 1) % npes();
+}
 
 }  // namespace
 
@@ -75,7 +85,8 @@ TEST(Ordering, QuietCompletesBeforeTheFlag) {
   for (int r = 1; r <= kRounds; ++r) {
     for (size_t i = 0; i < kWords; ++i) src[i] = word(me(), r, i);
     // Many small puts: each is its own fabric operation, free to land in any order.
-    for (size_t i = 0; i < kWords; i += 64) gshmem_putmem_nbi(data + i, src.data() + i, 64 * 8, right());
+    for (size_t i = 0; i < kWords; i += 64)
+      gshmem_putmem_nbi(data + i, src.data() + i, 64 * 8, right());
     gshmem_quiet();
     gshmem_uint64_atomic_set(flag, uint64_t(r), right());
     gshmem_uint64_wait_until(flag, GSHMEM_CMP_EQ, uint64_t(r));
@@ -133,5 +144,36 @@ TEST(Ordering, GetSeesCompletedPuts) {
     gshmem_barrier_all();
   }
   EXPECT_EQ(violations, 0);
+  gshmem_free(data);
+}
+
+// Background progress: the target computes, outside every gshmem call, while a peer puts to it
+// and waits in quiet. On providers whose targets must progress (tcp;ofi_rxm), only the target's
+// proxy thread can complete the put then, whether it sleeps on the network (GSHMEM_PROXY_IDLE=
+// sleep) or polls it (poll). The target watches its own memory with plain loads, for at most
+// 30 s: a proxy that never progresses fails the test instead of hanging it.
+TEST(Progress, PutsCompleteWhileTheTargetComputes) {
+  auto* data = static_cast<uint64_t*>(gshmem_calloc(kWords, sizeof(uint64_t)));
+  const int writer = 0, target = npes() - 1;
+  std::vector<uint64_t> src(kWords);
+  int missed = 0;
+  for (int r = 1; r <= 10; ++r) {
+    gshmem_barrier_all();
+    if (me() == writer) {
+      for (size_t i = 0; i < kWords; ++i) src[i] = word(me(), r, i);
+      gshmem_putmem(data, src.data(), kWords * 8, target);
+      gshmem_quiet();
+    } else if (me() == target) {
+      const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+      std::atomic_ref<uint64_t> last(data[kWords - 1]), first(data[0]);
+      while ((last.load(std::memory_order_acquire) != word(writer, r, kWords - 1) ||
+              first.load(std::memory_order_acquire) != word(writer, r, 0)) &&
+             std::chrono::steady_clock::now() < give_up) {
+      }
+      for (size_t i = 0; i < kWords; ++i) missed += data[i] != word(writer, r, i);
+    }
+  }
+  EXPECT_EQ(missed, 0) << "PE " << me() << ": the put never completed while this PE computed";
+  gshmem_barrier_all();
   gshmem_free(data);
 }

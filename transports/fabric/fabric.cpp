@@ -274,7 +274,7 @@ Fabric::Fabric(Bootstrap& boot, const FabricOptions& options,
   cq_attr.format = FI_CQ_FORMAT_MSG;
   cq_attr.size = 4096;
   cq_attr.wait_obj = FI_WAIT_FD;  // lets an idle proxy sleep until traffic arrives
-  if (fi_cq_open(domain_, &cq_attr, &cq_, nullptr) == 0) {
+  if (options.wait_fd && fi_cq_open(domain_, &cq_attr, &cq_, nullptr) == 0) {
     if (fi_control(&cq_->fid, FI_GETWAIT, &wait_fd_) != 0) wait_fd_ = -1;
   } else {
     cq_attr.wait_obj = FI_WAIT_NONE;

@@ -32,6 +32,9 @@ struct FabricOptions {
   std::string nic;              // domain to use (e.g. "eth0"): an error when the provider lacks it
   std::string nic_hint;         // topology's choice (an OS NIC name): used when a domain matches
   bool force_mr_local = false;  // behave as if the provider required FI_MR_LOCAL (tests)
+  // The completion queue gets a file descriptor a thread can sleep on (wait_fd()). Every
+  // completion then signals it: a cost per operation (about 2 us on tcp;ofi_rxm).
+  bool wait_fd = true;
   bool inject_reorder = false;  // fault injection: post held operations in random order
   bool inject_delay = false;    // fault injection: hold posts and completions for a while
   // Fault injection that fails operations: this fraction of transmit completions become error

@@ -68,7 +68,12 @@ Network::Network(Bootstrap& boot, const NodeMesh& mesh, const std::vector<Fabric
   const Env& env = Env::get();
   ProxyOptions po;
   po.emulate_atomics = env.str("GSHMEM_FABRIC_ATOMICS") == "emulated";
-  po.oversubscribed = int(mesh.local_pes().size()) > cpus_available();
+  // Virtual nodes on one host share its cores: count every PE of this host.
+  int host_pes = 0;
+  for (int pe = 0; pe < boot.size(); ++pe) {
+    host_pes += mesh.hostname_of(pe) == mesh.hostname_of(boot.rank());
+  }
+  po.oversubscribed = host_pes > cpus_available();
   po.abort = abort;
   po.timeout_s = env.seconds("GSHMEM_TIMEOUT");
   // Messages between proxies carry this key: anything that reaches the endpoint can send to it,
@@ -88,15 +93,12 @@ Network::Network(Bootstrap& boot, const NodeMesh& mesh, const std::vector<Fabric
     memory = host_memory();
   }
   po.gpu_producers = gpu_producers || gpuview;
-  // A polling proxy thread is one more busy thread per PE, and virtual nodes on one host share
-  // its cores: count every PE of this host.
-  if (po.gpu_producers) {
-    int host_pes = 0;
-    for (int pe = 0; pe < boot.size(); ++pe) {
-      host_pes += mesh.hostname_of(pe) == mesh.hostname_of(boot.rank());
-    }
-    po.oversubscribed = 2 * host_pes > cpus_available();
-  }
+  // Polling: kernels ring no doorbell; otherwise where there is a core for each PE's proxy
+  // thread, or where asked. A polling proxy thread is one more busy thread per PE.
+  const std::string idle = env.str("GSHMEM_PROXY_IDLE");
+  po.poll_idle =
+      po.gpu_producers || idle == "poll" || (idle == "auto" && 2 * host_pes <= cpus_available());
+  if (po.poll_idle) po.oversubscribed = 2 * host_pes > cpus_available();
   po.flush_before_signal = gpu_producers || gpuview;
   proxy_ = std::make_unique<Proxy>(channel_, seen, std::move(memory), boot.rank(), boot.size(), po,
                                    std::move(fail));
@@ -104,6 +106,10 @@ Network::Network(Bootstrap& boot, const NodeMesh& mesh, const std::vector<Fabric
   regions.push_back(proxy_->arena());
   FabricOptions fo = fabric_options();
   fo.abort = abort;
+  fo.wait_fd = !po.poll_idle;
+  GSHMEM_INFO(TRANSPORT, "proxy: %s while idle (GSHMEM_PROXY_IDLE=%s; %d PE(s) on %d core(s) here)",
+              po.poll_idle ? "polls the network" : "sleeps on the completion queue", idle.c_str(),
+              host_pes, cpus_available());
   fo.nic_hint = topology_nic(boot, mesh);
   fabric_ = std::make_unique<Fabric>(boot, fo, regions, segments.size());
   if (gpu_producers && (po.emulate_atomics || !fabric_->description().atomics)) {

@@ -581,9 +581,10 @@ void Proxy::loop() {
       detail::spin_pause();
       continue;
     }
-    if (options_.gpu_producers) {
-      // No doorbell: a kernel's command is seen only by polling, within microseconds. With more
-      // busy threads than cores the poll yields between rounds.
+    if (options_.poll_idle) {
+      // No doorbell from kernels (a command is seen only by polling, within microseconds), or no
+      // file descriptor to sleep on (GSHMEM_PROXY_IDLE=poll). With more busy threads than cores
+      // the poll yields between rounds.
       if (options_.oversubscribed) {
         sched_yield();
       } else {

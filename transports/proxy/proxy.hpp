@@ -40,6 +40,9 @@ struct ProxyOptions {
   // Kernels produce (or GSHMEM_PROXY_GPUVIEW stands in for them): producers ring no doorbell and
   // run no engine step, so the proxy thread polls the ring without sleeping.
   bool gpu_producers = false;
+  // No thread sleeps on the network (GSHMEM_PROXY_IDLE): the idle proxy thread polls it, and the
+  // completion queue has no file descriptor to signal. Always with gpu_producers.
+  bool poll_idle = false;
   // The symmetric segments are GPU memory: flush the NIC's writes before a put_signal's signal.
   bool flush_before_signal = false;
   uint64_t job_key = 0;  // carried by every message; one without it is dropped
