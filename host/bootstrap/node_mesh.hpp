@@ -28,6 +28,15 @@ class NodeMesh {
   // World PEs on this node, ascending, this PE included.
   const std::vector<int>& local_pes() const { return local_; }
   const std::string& hostname_of(int pe) const { return hostnames_[size_t(pe)]; }
+  // World PEs on this machine (same hostname), ascending: this node's, and those of virtual nodes
+  // beside it, which share its cores.
+  std::vector<int> host_pes() const {
+    std::vector<int> pes;
+    for (int pe = 0; pe < int(hostnames_.size()); ++pe) {
+      if (hostnames_[size_t(pe)] == hostnames_[size_t(my_pe_)]) pes.push_back(pe);
+    }
+    return pes;
+  }
 
   // Collective over the node: every local PE sends the same number of descriptors; the result
   // holds, for each world PE on this node, the descriptors it sent (this PE's own are not

@@ -159,7 +159,7 @@ void Runtime::build_context() {
   ctx_.coll_pool_bytes = teams_->coll_pool_bytes();
   // Each PE keeps one thread busy (its proxy thread sleeps unless the PE computes). Virtual
   // nodes (gshmemrun --ppn) on one machine share its cores: count every PE of this host.
-  bool oversubscribed = int(host_pes().size()) > cpus_available();
+  bool oversubscribed = int(mesh_->host_pes().size()) > cpus_available();
   ctx_.flags = oversubscribed ? uint32_t(kCtxOversubscribed) : 0u;
   bind_cpu(oversubscribed);
   // Host calls always validate; the flag asks kernels to (the device copy keeps the flags).
@@ -182,14 +182,6 @@ void Runtime::build_context() {
   build_device_context();
 }
 
-std::vector<int> Runtime::host_pes() const {
-  std::vector<int> pes;
-  for (int pe = 0; pe < boot_->size(); ++pe) {
-    if (mesh_->hostname_of(pe) == mesh_->hostname_of(boot_->rank())) pes.push_back(pe);
-  }
-  return pes;
-}
-
 // With more PEs than cores, the scheduler moves waiting PEs between cores, and a PE that yields
 // often hands its core to a PE that is itself waiting: each PE on a core of its own share (the
 // node's PEs spread evenly), with 4 spins, brought an 8-PE barrier on 2 cores from 10-14 us to
@@ -198,7 +190,7 @@ std::vector<int> Runtime::host_pes() const {
 void Runtime::bind_cpu(bool oversubscribed) {
   const std::string& mode = Env::get().str("GSHMEM_CPU_BIND");
   if (mode == "none" || (mode == "auto" && !oversubscribed)) return;
-  const std::vector<int> local = host_pes();
+  const std::vector<int> local = mesh_->host_pes();
   auto at = std::find(local.begin(), local.end(), boot_->rank());
   int cpu = bind_thread_to_cpu(int(at - local.begin()));
   if (cpu < 0) {

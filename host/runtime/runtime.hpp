@@ -53,8 +53,6 @@ class Runtime {
  private:
   void build_context();
   void bind_cpu(bool oversubscribed);
-  // World PEs on this machine (its hostname): this node's, and those of virtual nodes beside it.
-  std::vector<int> host_pes() const;
   void build_device_context();
   void share_statics();
   std::vector<int> shared_pes();

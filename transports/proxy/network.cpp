@@ -69,10 +69,7 @@ Network::Network(Bootstrap& boot, const NodeMesh& mesh, const std::vector<Fabric
   ProxyOptions po;
   po.emulate_atomics = env.str("GSHMEM_FABRIC_ATOMICS") == "emulated";
   // Virtual nodes on one host share its cores: count every PE of this host.
-  int host_pes = 0;
-  for (int pe = 0; pe < boot.size(); ++pe) {
-    host_pes += mesh.hostname_of(pe) == mesh.hostname_of(boot.rank());
-  }
+  const int host_pes = int(mesh.host_pes().size());
   po.oversubscribed = host_pes > cpus_available();
   po.abort = abort;
   po.timeout_s = env.seconds("GSHMEM_TIMEOUT");

@@ -605,8 +605,9 @@ bool Proxy::waiter_recent() const {
 // Background progress for when no thread of this PE is inside gshmem (the PE computes, or its
 // peers need it to progress): sleeps on the completion queue's file descriptor until the network
 // has news. While waiters drive the engine it leaves the queue to them and only checks back.
-// Commands need no wake-up: host producers issue their own (see channel_push). Device producers
-// ring no doorbell, so with them (gpu_producers) run() never comes here.
+// Commands need no wake-up: host producers issue their own (see channel_push). A polling proxy
+// (poll_idle: device producers ring no doorbell, or GSHMEM_PROXY_IDLE=poll) comes here only
+// while waiters drive, and then only naps.
 void Proxy::sleep() {
   pollfd fd{-1, POLLIN, 0};
   int timeout_ms = 1;
