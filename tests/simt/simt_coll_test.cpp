@@ -8,7 +8,9 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <chrono>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "collectives/coll_host.hpp"
@@ -100,9 +102,15 @@ T expected(gc::Coll coll, size_t count, int n, int me, int root, size_t i) {
   return T();
 }
 
+// Block `late` (if any) of the grid starts its channel `delay_ms` after the others.
+struct Skew {
+  int late = -1;
+  int delay_ms = 0;
+};
+
 template <class T, class Op>
 void channels(gc::Coll coll, gc::Algo algo, int nch, uint64_t chunk, size_t count, bool publish,
-              gc::Proto proto = gc::Proto::Simple) {
+              gc::Proto proto = gc::Proto::Simple, Skew skew = {}) {
   const int me = gshmem_my_pe(), n = gshmem_n_pes(), root = n - 1;
   const Shape sh = shape_of(coll, count, n);
   SCOPED_TRACE(std::string(gc::coll_name(coll)) + " " + gc::algo_name(algo) + ", " +
@@ -121,7 +129,10 @@ void channels(gc::Coll coll, gc::Algo algo, int nch, uint64_t chunk, size_t coun
   a.dst_pub = publish && coll == gc::Coll::AllReduce;
   const simt::Grid g{unsigned(nch), 16, 8};
   // A kernel's blocks: run_block runs channel block_in_grid() of the call.
-  simt::run(g, [&](unsigned) { gc::run_block<T, Op>(ws, coll, a); });
+  simt::run(g, [&](unsigned b) {
+    if (int(b) == skew.late) std::this_thread::sleep_for(std::chrono::milliseconds(skew.delay_ms));
+    gc::run_block<T, Op>(ws, coll, a);
+  });
   const bool has_dst = coll != gc::Coll::Reduce || me == root;
   for (uint64_t i = 0; has_dst && i < sh.dst; ++i) {
     ASSERT_EQ(dst[i], (expected<T, Op>(coll, count, n, me, root, i))) << "element " << i;
@@ -153,6 +164,29 @@ TEST(SimtColl, EveryAlgorithmOnBlocks) {
         const size_t count = net ? 3001 : 20011;
         channels<int32_t, gc::OpSum>(coll, algo, nch, 4096, count, false);
         if (all_mapped()) channels<int32_t, gc::OpSum>(coll, algo, nch, 0, count, true);
+      }
+    }
+  }
+}
+
+// The channels of a kernel run at once and need not keep pace: here the last channel starts late
+// on even PEs and the first on odd ones, so each PE's early channels publish and wait for readers
+// whose own channels are still to start. A channel must never wait for the readers of another
+// channel's publication (it once did: the pool's acks were counted per half, not per channel, and
+// these calls hung). The channel count changes from call to call, which moves the channels' parts
+// of the pool.
+TEST(SimtColl, ChannelsOutOfStep) {
+  const gc::TeamShape shape = gc::team_shape(GSHMEM_TEAM_WORLD);
+  if (!all_mapped()) GTEST_SKIP() << "the pull algorithms need every member mapped";
+  const int me = gshmem_my_pe();
+  for (gc::Coll coll :
+       {gc::Coll::AllReduce, gc::Coll::AllGather, gc::Coll::ReduceScatter, gc::Coll::AllToAll}) {
+    for (gc::Algo algo : {gc::Algo::Direct, gc::Algo::Direct2}) {
+      if (!gc::applicable(coll, algo, shape)) continue;
+      for (int nch : {3, 1, 4, 2}) {
+        const Skew skew{me % 2 == 0 ? nch - 1 : 0, 100};
+        channels<int32_t, gc::OpSum>(coll, algo, nch, 0, 20011, false, gc::Proto::Simple, skew);
+        channels<int32_t, gc::OpSum>(coll, algo, nch, 0, 20011, true, gc::Proto::Simple, skew);
       }
     }
   }

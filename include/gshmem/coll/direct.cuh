@@ -53,7 +53,7 @@ GSHMEM_HD void publish_input(const Workspace& ws, const Peers& P, int ch, uint32
                              const char* src, bool in_place, int blocks, uint64_t stride,
                              uint64_t m, size_t es, int only = -1) {
   int h = half_of(ws, rd);
-  guard<G>(ws, h);
+  guard<G>(ws, ch, h);
   if (in_place) {
     publish<G>(ws, P, ch, rd, 0, true, heap_off(ws, src), stride * es, only);
     return;
@@ -67,8 +67,8 @@ GSHMEM_HD void publish_input(const Workspace& ws, const Peers& P, int ch, uint32
 }
 
 template <class G>
-GSHMEM_HD void ack_all(const Workspace& ws, const Peers& P, uint32_t rd) {
-  for (int i = 1; i < P.n; ++i) ack<G>(ws, P, rd, (P.me + i) % P.n);
+GSHMEM_HD void ack_all(const Workspace& ws, const Peers& P, int ch, uint32_t rd) {
+  for (int i = 1; i < P.n; ++i) ack<G>(ws, P, ch, rd, (P.me + i) % P.n);
 }
 
 }  // namespace detail
@@ -97,7 +97,7 @@ GSHMEM_HD void direct_allreduce(const Workspace& ws, const Peers& P, const R& r,
         reduce_all<G>(r, dst + base * es, P.n, m, [&](int j) -> const void* {
           return j == P.me ? in : wait_published<G>(ws, P, ch, rd, 0, j, 0, 0).base;
         });
-        ack_all<G>(ws, P, rd);
+        ack_all<G>(ws, P, ch, rd);
       }
       continue;
     }
@@ -115,7 +115,7 @@ GSHMEM_HD void direct_allreduce(const Workspace& ws, const Peers& P, const R& r,
     }
     if (all && !out_in_dst) copy<G>(dst + (base + mine.lo) * es, out, mine.size() * es);
     if (!all && P.me != root) {
-      ack_all<G>(ws, P, rd);
+      ack_all<G>(ws, P, ch, rd);
       continue;
     }
     for (int i = 1; i < P.n; ++i) {
@@ -124,7 +124,7 @@ GSHMEM_HD void direct_allreduce(const Workspace& ws, const Peers& P, const R& r,
       copy<G>(dst + (base + s.lo) * es, wait_published<G>(ws, P, ch, rd, 1, j, piece * es, 0).base,
               s.size() * es);
     }
-    ack_all<G>(ws, P, rd);
+    ack_all<G>(ws, P, ch, rd);
   }
 }
 
@@ -147,7 +147,7 @@ GSHMEM_HD void direct_reducescatter(const Workspace& ws, const Peers& P, const R
       Published p = wait_published<G>(ws, P, ch, rd, 0, j, 0, m * es);
       return p.base + uint64_t(P.me) * p.stride;
     });
-    ack_all<G>(ws, P, rd);
+    ack_all<G>(ws, P, ch, rd);
   }
 }
 
@@ -174,7 +174,7 @@ GSHMEM_HD void direct_gather(const Workspace& ws, const Peers& P, size_t es, int
       copy<G>(dst + (uint64_t(j) * dst_stride + base) * es,
               p.base + (blocks > 1 ? uint64_t(P.me) * p.stride : 0), m * es);
     }
-    ack_all<G>(ws, P, rd);
+    ack_all<G>(ws, P, ch, rd);
   }
 }
 
@@ -195,7 +195,7 @@ GSHMEM_HD void direct_broadcast(const Workspace& ws, const Peers& P, size_t es, 
       copy<G>(dst + base * es, src + base * es, m * es);
     } else {
       copy<G>(dst + base * es, wait_published<G>(ws, P, ch, rd, 0, root, 0, 0).base, m * es);
-      ack<G>(ws, P, rd, root);
+      ack<G>(ws, P, ch, rd, root);
     }
   }
 }

@@ -101,7 +101,7 @@ GSHMEM_HD void hier_allreduce(const Workspace& ws, int node_size, bool rail_rd, 
         copy<G>(dst + (base + s.lo) * es,
                 wait_published<G>(ws, node, ch, rd3, 1, j, piece * es, 0).base, s.size() * es);
       }
-      ack_all<G>(ws, node, rd3);
+      ack_all<G>(ws, node, ch, rd3);
     }
   }
 }

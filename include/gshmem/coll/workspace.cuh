@@ -25,8 +25,14 @@
 // in its pool, or a symmetric user buffer whose offset it writes into its PoolHeader) by SETting
 // kPub at each reader; readers load or reduce straight from the publisher's memory, then *ack*
 // (ADD) to the publisher's PoolHeader. The pool is used in two halves, alternating by
-// (seq + round); before it writes a half again, the owner waits until every reader of the half's
-// last publication acked. Calls that publish user buffers wait for all acks before returning.
+// (seq + round), each split among the call's channels. Acks are counted per (channel, half):
+// channels of a kernel run at once, and one channel must never wait for the readers of another
+// channel's publication of the same call (those readers may be waiting for it: a cycle). Before
+// channel ch writes its part of a half again, it waits until every reader of its own last
+// publication there acked, and for every other channel c until c's publications there are acked
+// or c has itself drained the half in this call (which covers c's earlier calls, whose regions may
+// overlap this one when the channel count changed). Calls that publish user buffers wait for all
+// acks before returning.
 //
 // One collective at a time per PE (the pool is shared): CPU PEs call them in order; a GPU layer
 // that runs collectives of several streams at once needs a pool per stream.
@@ -97,8 +103,16 @@ enum Flag : uint32_t { kData = 0, kCredit = 1, kPub0 = 2, kPub1 = 3 };
 
 // At the start of every PE's pool.
 struct PoolHeader {
-  uint64_t acks[2][8];      // [half][0]: reader acks received (ADDed by readers); one line each
-  uint64_t expected[2][8];  // [half][0]: acks owed to this PE (written only here)
+  // [ch][half][0]: reader acks received for channel ch's publications in the half (ADDed by
+  // readers); one line each.
+  uint64_t acks[kMaxChannels][2][8];
+  // [ch][half], written only here, by channel ch: the acks its publications there are owed, and
+  // the call (drain_mark) that last drained the half for it.
+  struct Use {
+    uint64_t expected;
+    uint64_t drained;
+  } use[kMaxChannels][2];
+  uint64_t channels[8];  // [0]: bit ch is set once channel ch has published (written only here)
   uint64_t pub[kMaxChannels][2][2][2];  // [ch][half][stage]: {heap offset, block stride in bytes}
 };
 static_assert(sizeof(PoolHeader) <= kPoolHeaderBytes);
@@ -302,32 +316,60 @@ GSHMEM_HD GSHMEM_INLINE uint64_t half_off(const Workspace& ws, int ch, int h) {
          (uint64_t(h) * uint64_t(ws.nch) + uint64_t(ch)) * half_bytes(ws);
 }
 
-// Waits until every reader of this PE's last publication in half h has acked.
+// This call as the pool's drain marks name it: its number and its team slot (the pool is shared
+// by all teams, whose call numbers overlap).
+GSHMEM_HD GSHMEM_INLINE uint64_t drain_mark(const Workspace& ws) {
+  return call_seq(ws) << 16 | ((ws.area_off - ws.c.coll_area_off) / ws.c.coll_area_stride);
+}
+
+// Channel c's publications in half h: all acked, or (when `other`) c has drained the half in this
+// call, so those left are of this call, in c's own part of the half.
+GSHMEM_HD GSHMEM_INLINE bool settled(const Workspace& ws, int c, int h, bool other) {
+  PoolHeader* ph = pool_header(ws);
+  if (other && load_acquire(&ph->use[c][h].drained) == drain_mark(ws)) return true;
+  return load_acquire(&ph->acks[c][h][0]) >= load_acquire(&ph->use[c][h].expected);
+}
+
+// Waits until channel ch may write its part of half h (see "Pull" above), then marks the half
+// drained for ch in this call. The group's threads share the channels out.
 template <class G>
-GSHMEM_HD void guard(const Workspace& ws, int h) {
-  if (G::rank() == 0) {
-    PoolHeader* ph = pool_header(ws);
-    uint64_t want = load_acquire(&ph->expected[h][0]);
-    wait_for(ws.c, Site{ws.call}, [&] { return load_acquire(&ph->acks[h][0]) >= want; });
+GSHMEM_HD void guard(const Workspace& ws, int ch, int h) {
+  PoolHeader* ph = pool_header(ws);
+  const uint64_t used = load_acquire(&ph->channels[0]);
+  for (int c = int(G::rank()); c < kMaxChannels; c += int(G::size())) {
+    if (!(used >> c & 1)) continue;
+    wait_for(ws.c, Site{ws.call}, [&] { return settled(ws, c, h, c != ch); });
   }
   G::sync();
+  if (G::rank() == 0) {
+    gshmem::detail::atomic_ref<uint64_t>(ph->use[ch][h].drained)
+        .store(drain_mark(ws), gshmem::detail::release);
+  }
 }
 
 // Starts loading the ack counters the next call's guard reads (readers wrote them since): off
 // the critical path here, a cache miss at the start of the next call otherwise. Host only.
 GSHMEM_HD GSHMEM_INLINE void prefetch_guards(const Workspace& ws) {
 #if !GSHMEM_ON_DEVICE
-  __builtin_prefetch(&pool_header(ws)->acks[0][0]);
-  __builtin_prefetch(&pool_header(ws)->acks[1][0]);
+  __builtin_prefetch(&pool_header(ws)->acks[0][0][0]);
+  __builtin_prefetch(&pool_header(ws)->acks[0][1][0]);
 #else
   (void)ws;
 #endif
 }
 
+// Waits until every publication of this PE, by any channel of any call, has been acked: before a
+// call pushes into the pool (its receive slots span the channels' parts), and before a call that
+// published user buffers returns.
 template <class G>
 GSHMEM_HD void guard_all(const Workspace& ws) {
-  guard<G>(ws, 0);
-  guard<G>(ws, 1);
+  const uint64_t used = load_acquire(&pool_header(ws)->channels[0]);
+  for (int i = int(G::rank()); i < 2 * kMaxChannels; i += int(G::size())) {
+    const int c = i >> 1, h = i & 1;
+    if (!(used >> c & 1)) continue;
+    wait_for(ws.c, Site{ws.call}, [&] { return settled(ws, c, h, false); });
+  }
+  G::sync();
 }
 
 // Tag bit of a publication whose data is not at its default place in the publisher's half (a
@@ -349,9 +391,14 @@ GSHMEM_HD void publish(const Workspace& ws, const Peers& P, int ch, uint32_t rou
       ph->pub[ch][h][stage][0] = off;
       ph->pub[ch][h][stage][1] = stride;
     }
-    if (stage == 0) {  // channels of a kernel publish into the same half concurrently
-      gshmem::detail::atomic_ref<uint64_t>(ph->expected[h][0])
-          .fetch_add(only >= 0 ? 1 : uint64_t(P.n - 1), gshmem::detail::relaxed);
+    if (stage == 0) {  // counted before any reader can see it; other channels read it
+      gshmem::detail::atomic_ref<uint64_t> owed(ph->use[ch][h].expected);
+      owed.store(owed.load(gshmem::detail::relaxed) + (only >= 0 ? 1 : uint64_t(P.n - 1)),
+                 gshmem::detail::relaxed);
+      gshmem::detail::atomic_ref<uint64_t> used(ph->channels[0]);
+      if (!(used.load(gshmem::detail::relaxed) >> ch & 1)) {
+        used.fetch_or(uint64_t(1) << ch, gshmem::detail::relaxed);
+      }
     }
   }
   const Flag k = stage == 0 ? kPub0 : kPub1;
@@ -386,13 +433,13 @@ GSHMEM_HD Published wait_published(const Workspace& ws, const Peers& P, int ch, 
   return {peer_ptr(ws, m, e[0]), e[1]};
 }
 
-// Tells P index j that this PE is done reading its publication of `round`.
+// Tells P index j that this PE is done reading its publication of `round` on channel ch.
 template <class G>
-GSHMEM_HD void ack(const Workspace& ws, const Peers& P, uint32_t round, int j) {
+GSHMEM_HD void ack(const Workspace& ws, const Peers& P, int ch, uint32_t round, int j) {
   G::sync();
   if (G::rank() == 0) {
     int h = half_of(ws, round);
-    signal_op(ws.c, &pool_header(ws)->acks[h][0], 1, GSHMEM_SIGNAL_ADD, world(ws, P.member(j)),
+    signal_op(ws.c, &pool_header(ws)->acks[ch][h][0], 1, GSHMEM_SIGNAL_ADD, world(ws, P.member(j)),
               {ws.call});
   }
   G::sync();
