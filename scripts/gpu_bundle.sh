@@ -21,7 +21,9 @@ rm -rf "$dest"
 mkdir -p "$dest/lib"
 programs=()
 for t in $targets; do
-  f=$(cd "$build" && find . -path ./CMakeFiles -prune -o -type f -name "$t" -perm -u+x -print | head -1)
+  # The shallowest match: tests build other trees inside this one (cuda-off/, run-all-*/).
+  f=$(cd "$build" && find . -path ./CMakeFiles -prune -o -type f -name "$t" -perm -u+x -print |
+    awk -F/ '{ print NF, $0 }' | sort -n | head -1 | cut -d' ' -f2-)
   [ -n "$f" ] || { echo "gpu_bundle.sh: $t was not built in $build" >&2; exit 1; }
   mkdir -p "$dest/$(dirname "$f")"
   cp "$build/$f" "$dest/$f"
