@@ -300,6 +300,10 @@ fabric_row() {
 fabric_provider() {
   local provider=$1 i=$2 raw=$build/perftest/baselines/gshmem_fi_rma_bench prog size worst=0 worst_row=
   export GSHMEM_FABRIC_PROVIDER=$provider
+  # sockets' progress thread otherwise spins 10 ms before it sleeps, taking the core an operation
+  # waits for wherever cores are scarce (gshmem sets it so itself where its proxy sleeps): the raw
+  # loops then measure the scheduler. Both sides run with the same value.
+  export FI_SOCKETS_PE_WAITTIME=${FI_SOCKETS_PE_WAITTIME:-0}
   for prog in put_bw get_bw put_latency atomic_latency; do
     run "g_${prog}_$i" "$gshmemrun" -n 2 --ppn 1 "$pt2pt/gshmem_$prog" --json -e 1M
   done
@@ -307,7 +311,7 @@ fabric_provider() {
   echo "# summary, best of $repeats run(s), provider $provider, on $(nproc) cores; load average" \
     "$load_start at start, $(load) at end."
   echo "# gshmem: 2 PEs on 2 virtual nodes (--ppn 1), everything through the proxy and libfabric;" \
-    "GSHMEM_PROXY_IDLE=${GSHMEM_PROXY_IDLE:-auto}."
+    "GSHMEM_PROXY_IDLE=${GSHMEM_PROXY_IDLE:-auto}; FI_SOCKETS_PE_WAITTIME=$FI_SOCKETS_PE_WAITTIME."
   echo "# raw: fi_write/fi_read/fi_fetch_atomic with delivery-complete, polled by the same PEs."
   echo "# cost: gshmem's time over raw's (for bandwidths, raw / gshmem): the proxy hop's price."
   printf '%-26s %12s %12s %8s\n' metric gshmem raw cost

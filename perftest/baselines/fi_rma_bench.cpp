@@ -16,6 +16,8 @@
 #include <rdma/fi_errno.h>
 #include <rdma/fi_rma.h>
 
+#include <sched.h>
+
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -46,6 +48,10 @@ struct Endpoint {
   fi_addr_t peer = FI_ADDR_UNSPEC;
   uint64_t peer_key = 0, peer_base = 0;
   bool virt_addr = false;
+  // The provider progresses in threads of its own (sockets): a poller that finds nothing gives
+  // them the core, or on a machine with fewer cores than busy threads an operation waits for the
+  // scheduler's time slice (milliseconds) rather than the network.
+  bool yield = false;
   size_t outstanding = 0;
 
   uint64_t remote(uint64_t offset) const { return virt_addr ? peer_base + offset : offset; }
@@ -55,7 +61,10 @@ struct Endpoint {
     while (n) {
       fi_cq_entry e[16];
       ssize_t got = fi_cq_read(cq, e, n < 16 ? n : 16);
-      if (got == -FI_EAGAIN) continue;
+      if (got == -FI_EAGAIN) {
+        if (yield) sched_yield();
+        continue;
+      }
       if (got < 0) {
         fi_cq_err_entry err{};
         fi_cq_readerr(cq, &err, 0);
@@ -69,6 +78,7 @@ struct Endpoint {
     fi_cq_entry e[16];
     ssize_t got = fi_cq_read(cq, e, 16);
     if (got > 0) outstanding -= size_t(got);
+    if (got == -FI_EAGAIN && yield) sched_yield();
   }
   // Posts with retry on EAGAIN (rxm returns it while it connects).
   template <class Post>
@@ -108,6 +118,7 @@ Endpoint open(char* buffer, size_t bytes) {
   fi_freeinfo(all);
   uint64_t mr_mode = uint64_t(e.info->domain_attr->mr_mode);
   e.virt_addr = mr_mode & FI_MR_VIRT_ADDR;
+  e.yield = e.info->domain_attr->data_progress == FI_PROGRESS_AUTO;
   if ((rc = fi_fabric(e.info->fabric_attr, &e.fabric, nullptr))) die("fi_fabric", rc);
   if ((rc = fi_domain(e.fabric, e.info, &e.domain, nullptr))) die("fi_domain", rc);
   fi_cq_attr cq_attr{};
@@ -190,9 +201,10 @@ int main(int argc, char** argv) {
     bool read = test == "get_bw";
     perftest::Options t = args.over(defaults);
     std::string what = test == "atomic_latency" ? "fi_fetch_atomic(FI_SUM, uint64)"
-                       : bw ? "window of " + std::to_string(t.window) + (read ? " fi_read" : " fi_write") +
-                                  " + wait for their completions"
-                            : "fi_write + wait for its completion";
+                       : bw
+                           ? "window of " + std::to_string(t.window) +
+                                 (read ? " fi_read" : " fi_write") + " + wait for their completions"
+                           : "fi_write + wait for its completion";
     perftest::Table table(test, what + " on " + e.info->fabric_attr->prov_name + ", PE 0 -> PE 1",
                           test == "atomic_latency" ? std::vector<perftest::Column>{{"op", "op"}}
                                                    : std::vector<perftest::Column>{},
@@ -219,18 +231,24 @@ int main(int argc, char** argv) {
           char* local = buffer.data() + size_t(w) * size;
           uint64_t remote = e.remote(size_t(w) * size);
           if (test == "atomic_latency") {
-            e.post([&] {
-              return fi_fetch_atomic(e.ep, &operand, 1, desc, &result, desc, e.peer, e.remote(0),
-                                     e.peer_key, FI_UINT64, FI_SUM, nullptr);
-            }, "fi_fetch_atomic");
+            e.post(
+                [&] {
+                  return fi_fetch_atomic(e.ep, &operand, 1, desc, &result, desc, e.peer,
+                                         e.remote(0), e.peer_key, FI_UINT64, FI_SUM, nullptr);
+                },
+                "fi_fetch_atomic");
           } else if (read) {
-            e.post([&] {
-              return fi_read(e.ep, local, size, desc, e.peer, remote, e.peer_key, nullptr);
-            }, "fi_read");
+            e.post(
+                [&] {
+                  return fi_read(e.ep, local, size, desc, e.peer, remote, e.peer_key, nullptr);
+                },
+                "fi_read");
           } else {
-            e.post([&] {
-              return fi_write(e.ep, local, size, desc, e.peer, remote, e.peer_key, nullptr);
-            }, "fi_write");
+            e.post(
+                [&] {
+                  return fi_write(e.ep, local, size, desc, e.peer, remote, e.peer_key, nullptr);
+                },
+                "fi_write");
           }
         }
         e.wait(e.outstanding);

@@ -1,5 +1,7 @@
 #include "transports/proxy/network.hpp"
 
+#include <cstdlib>
+
 #include "host/base/env.hpp"
 #include "gshmem/gshmem.hpp"
 #include "host/base/log.hpp"
@@ -96,6 +98,11 @@ Network::Network(Bootstrap& boot, const NodeMesh& mesh, const std::vector<Fabric
   po.poll_idle =
       po.gpu_producers || idle == "poll" || (idle == "auto" && 2 * host_pes <= cpus_available());
   if (po.poll_idle) po.oversubscribed = 2 * host_pes > cpus_available();
+  // The sockets provider's progress thread spins FI_SOCKETS_PE_WAITTIME ms (10) before it sleeps.
+  // Where the proxy thread sleeps too (cores are scarce), that spin takes the core the operation
+  // waits for, and a put costs milliseconds instead of tens of microseconds. Unless the user chose
+  // a value, it sleeps at once (libfabric reads it when first used, which is below).
+  if (!po.poll_idle) setenv("FI_SOCKETS_PE_WAITTIME", "0", 0);
   po.flush_before_signal = gpu_producers || gpuview;
   proxy_ = std::make_unique<Proxy>(channel_, seen, std::move(memory), boot.rank(), boot.size(), po,
                                    std::move(fail));
