@@ -45,6 +45,7 @@ void Teams::set(gshmem_team_t slot, std::vector<int32_t> members, int my_pe) {
   members_[size_t(slot)] = std::move(members);
   t.members = strided ? nullptr : members_[size_t(slot)].data();
   t.psync_offset = psync_base_ + uint64_t(slot) * words_per_slot_;
+  t.generation = ++generations_;
   heap_.zero(t.psync_offset, words_per_slot_);
   mirror(slot);
 }

@@ -74,6 +74,7 @@ class Teams {
   uint64_t words_per_slot_;
   uint64_t psync_base_;
   uint64_t coll_area_at_ = 0;  // within a slot
+  uint64_t generations_ = 0;   // teams set so far (TeamInfo::generation)
   uint64_t coll_pool_ = 0;
   uint64_t coll_pool_bytes_ = 0;
   std::array<TeamInfo, GSHMEM_MAX_TEAMS> table_{};

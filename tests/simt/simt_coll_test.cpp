@@ -34,7 +34,8 @@ const gshmem::DeviceContext& ctx() {
 
 // Member p's element i: small, so every sum and product is exact.
 template <class T>
-T value(int p, size_t i) {
+T value(int p, size_t i, size_t shift = 0) {
+  i += shift;
   return T((p * 3 + int(i % 7)) % 5 + 1);
 }
 
@@ -78,12 +79,13 @@ Shape shape_of(gc::Coll coll, size_t count, int n) {
   }
 }
 
-// What member `me` must hold in dst, element i.
+// What member `me` must hold in dst, element i (inputs value(p, i, shift)).
 template <class T, class Op>
-T expected(gc::Coll coll, size_t count, int n, int me, int root, size_t i) {
+T expected(gc::Coll coll, size_t count, int n, int me, int root, size_t i, size_t shift = 0) {
+  auto in = [&](int p, size_t at) { return value<T>(p, at, shift); };
   auto fold = [&](size_t at) {
-    T acc = value<T>(0, at);
-    for (int p = 1; p < n; ++p) acc = Op::apply(acc, value<T>(p, at));
+    T acc = in(0, at);
+    for (int p = 1; p < n; ++p) acc = Op::apply(acc, in(p, at));
     return acc;
   };
   switch (coll) {
@@ -93,11 +95,11 @@ T expected(gc::Coll coll, size_t count, int n, int me, int root, size_t i) {
     case gc::Coll::ReduceScatter:
       return fold(size_t(me) * count + i);
     case gc::Coll::AllGather:
-      return value<T>(int(i / count), i % count);
+      return in(int(i / count), i % count);
     case gc::Coll::Broadcast:
-      return value<T>(root, i);
+      return in(root, i);
     case gc::Coll::AllToAll:  // block p of dst is block me of p's src
-      return value<T>(int(i / count), size_t(me) * count + i % count);
+      return in(int(i / count), size_t(me) * count + i % count);
   }
   return T();
 }
@@ -184,11 +186,78 @@ TEST(SimtColl, ChannelsOutOfStep) {
     for (gc::Algo algo : {gc::Algo::Direct, gc::Algo::Direct2}) {
       if (!gc::applicable(coll, algo, shape)) continue;
       for (int nch : {3, 1, 4, 2}) {
-        const Skew skew{me % 2 == 0 ? nch - 1 : 0, 100};
+        const Skew skew{nch == 1 ? -1 : me % 2 == 0 ? nch - 1 : 0, 50};
         channels<int32_t, gc::OpSum>(coll, algo, nch, 0, 20011, false, gc::Proto::Simple, skew);
         channels<int32_t, gc::OpSum>(coll, algo, nch, 0, 20011, true, gc::Proto::Simple, skew);
       }
     }
+  }
+}
+
+// Calls back to back with no barrier in between, as kernels on a stream run them: collective,
+// algorithm, channel count (which moves the channels' parts of the pool), size, root and whether
+// buffers are read in place all change from call to call (the same pseudo-random sequence on
+// every PE), and blocks start up to 3 ms late, so readers of one call still read while their
+// publisher starts the next.
+TEST(SimtColl, CallsBackToBack) {
+  const gc::TeamShape shape = gc::team_shape(GSHMEM_TEAM_WORLD);
+  const int me = gshmem_my_pe(), n = gshmem_n_pes();
+  constexpr size_t kMaxCount = 40000;
+  constexpr int kBuffers = 3;  // a call's src is rewritten three calls later
+  int32_t* srcs[kBuffers];
+  int32_t* dsts[kBuffers];
+  for (int b = 0; b < kBuffers; ++b) {
+    srcs[b] = static_cast<int32_t*>(gshmem_malloc(kMaxCount * n * sizeof(int32_t)));
+    dsts[b] = static_cast<int32_t*>(gshmem_malloc(kMaxCount * n * sizeof(int32_t)));
+    ASSERT_TRUE(srcs[b] && dsts[b]);
+  }
+  const int nchs[] = {5, 1, 3, 16, 4, 2, 7};
+  const size_t counts[] = {1, 777, 20011, kMaxCount, 8191};
+  uint64_t state = 12345;
+  auto next = [&] {
+    state = state * 6364136223846793005ull + 1442695040888963407ull;
+    return state >> 33;
+  };
+  gshmem_barrier_all();
+  for (int k = 0; k < 60; ++k) {
+    const gc::Coll coll = kColls[next() % std::size(kColls)];
+    const gc::Algo algo = kAlgos[next() % std::size(kAlgos)];
+    const int nch = nchs[next() % std::size(nchs)];
+    const size_t count = counts[next() % std::size(counts)];
+    const bool publish = next() % 2 && all_mapped();
+    const int root = int(next() % uint64_t(n));
+    const uint64_t chunk = next() % 2 ? 0 : 4096;
+    if (!gc::applicable(coll, algo, shape)) continue;
+    SCOPED_TRACE("call " + std::to_string(k) + ": " + gc::coll_name(coll) + " " +
+                 gc::algo_name(algo) + ", " + std::to_string(nch) + " channels, count " +
+                 std::to_string(count) + (publish ? ", published" : "") + ", root " +
+                 std::to_string(root) + "; " + seed_note());
+    int32_t* src = srcs[k % kBuffers];
+    int32_t* dst = dsts[k % kBuffers];
+    const Shape sh = shape_of(coll, count, n);
+    for (uint64_t i = 0; i < sh.src; ++i) src[i] = value<int32_t>(me, i, size_t(k));
+    for (uint64_t i = 0; i < sh.dst; ++i) dst[i] = -7;
+    gc::Workspace ws = workspace(algo, nch, chunk, "simt_back_to_back");
+    gc::CallArgs a{src, dst, count, root, false, false};
+    a.src_pub = publish;
+    a.dst_pub = publish && coll == gc::Coll::AllReduce;
+    simt::run({unsigned(nch), 16, 8}, [&](unsigned b) {
+      const uint64_t h =
+          (uint64_t(me) * 1000003u + uint64_t(k) * 7919u + b * 104729u) * 2654435761u;
+      if ((h >> 20) % 3 == 0)
+        std::this_thread::sleep_for(std::chrono::microseconds((h >> 7) % 3000));
+      gc::run_block<int32_t, gc::OpSum>(ws, coll, a);
+    });
+    const bool has_dst = coll != gc::Coll::Reduce || me == root;
+    for (uint64_t i = 0; has_dst && i < sh.dst; ++i) {
+      ASSERT_EQ(dst[i], (expected<int32_t, gc::OpSum>(coll, count, n, me, root, i, size_t(k))))
+          << "element " << i;
+    }
+  }
+  gshmem_barrier_all();
+  for (int b = 0; b < kBuffers; ++b) {
+    gshmem_free(dsts[b]);
+    gshmem_free(srcs[b]);
   }
 }
 

@@ -103,14 +103,14 @@ enum Flag : uint32_t { kData = 0, kCredit = 1, kPub0 = 2, kPub1 = 3 };
 
 // At the start of every PE's pool.
 struct PoolHeader {
-  // [ch][half][0]: reader acks received for channel ch's publications in the half (ADDed by
-  // readers); one line each.
-  uint64_t acks[kMaxChannels][2][8];
-  // [ch][half], written only here, by channel ch: the acks its publications there are owed, and
-  // the call (drain_mark) that last drained the half for it.
+  // Channel ch's publications in one half, a line of its own: the acks its readers ADDed, and,
+  // written only here by channel ch, the acks they are owed and the call (drain_mark) that last
+  // drained the half for it.
   struct Use {
+    uint64_t acks;
     uint64_t expected;
     uint64_t drained;
+    uint64_t unused[5];
   } use[kMaxChannels][2];
   uint64_t channels[8];  // [0]: bit ch is set once channel ch has published (written only here)
   uint64_t pub[kMaxChannels][2][2][2];  // [ch][half][stage]: {heap offset, block stride in bytes}
@@ -305,21 +305,27 @@ GSHMEM_HD GSHMEM_INLINE int half_of(const Workspace& ws, uint32_t round) {
   return int((call_seq(ws) + round) & 1);
 }
 
+// A half of the pool. It starts at the same place whatever a call's channel count, so a half's
+// guard covers everything that half ever held.
+GSHMEM_HD GSHMEM_INLINE uint64_t half_span(const Workspace& ws) {
+  return (ws.pool_bytes - kPoolHeaderBytes) / 2 / kAlign * kAlign;
+}
+
+// One channel's part of a half.
 GSHMEM_HD GSHMEM_INLINE uint64_t half_bytes(const Workspace& ws) {
-  uint64_t per = (ws.pool_bytes - kPoolHeaderBytes) / 2 / uint64_t(ws.nch);
-  return per / kAlign * kAlign;
+  return half_span(ws) / uint64_t(ws.nch) / kAlign * kAlign;
 }
 
 // Heap offset of this PE's region for (channel, half).
 GSHMEM_HD GSHMEM_INLINE uint64_t half_off(const Workspace& ws, int ch, int h) {
-  return ws.pool_off + kPoolHeaderBytes +
-         (uint64_t(h) * uint64_t(ws.nch) + uint64_t(ch)) * half_bytes(ws);
+  return ws.pool_off + kPoolHeaderBytes + uint64_t(h) * half_span(ws) +
+         uint64_t(ch) * half_bytes(ws);
 }
 
-// This call as the pool's drain marks name it: its number and its team slot (the pool is shared
-// by all teams, whose call numbers overlap).
+// This call as the pool's drain marks name it: its number on the team, and the team (the pool is
+// shared by all teams, whose call numbers overlap and restart when a slot gets a new team).
 GSHMEM_HD GSHMEM_INLINE uint64_t drain_mark(const Workspace& ws) {
-  return call_seq(ws) << 16 | ((ws.area_off - ws.c.coll_area_off) / ws.c.coll_area_stride);
+  return ws.team.generation << 32 | (call_seq(ws) & 0xffffffffu);
 }
 
 // Channel c's publications in half h: all acked, or (when `other`) c has drained the half in this
@@ -327,7 +333,7 @@ GSHMEM_HD GSHMEM_INLINE uint64_t drain_mark(const Workspace& ws) {
 GSHMEM_HD GSHMEM_INLINE bool settled(const Workspace& ws, int c, int h, bool other) {
   PoolHeader* ph = pool_header(ws);
   if (other && load_acquire(&ph->use[c][h].drained) == drain_mark(ws)) return true;
-  return load_acquire(&ph->acks[c][h][0]) >= load_acquire(&ph->use[c][h].expected);
+  return load_acquire(&ph->use[c][h].acks) >= load_acquire(&ph->use[c][h].expected);
 }
 
 // Waits until channel ch may write its part of half h (see "Pull" above), then marks the half
@@ -351,8 +357,9 @@ GSHMEM_HD void guard(const Workspace& ws, int ch, int h) {
 // the critical path here, a cache miss at the start of the next call otherwise. Host only.
 GSHMEM_HD GSHMEM_INLINE void prefetch_guards(const Workspace& ws) {
 #if !GSHMEM_ON_DEVICE
-  __builtin_prefetch(&pool_header(ws)->acks[0][0][0]);
-  __builtin_prefetch(&pool_header(ws)->acks[0][1][0]);
+  __builtin_prefetch(&pool_header(ws)->use[0][0]);
+  __builtin_prefetch(&pool_header(ws)->use[0][1]);
+  __builtin_prefetch(&pool_header(ws)->channels[0]);
 #else
   (void)ws;
 #endif
@@ -439,7 +446,7 @@ GSHMEM_HD void ack(const Workspace& ws, const Peers& P, int ch, uint32_t round, 
   G::sync();
   if (G::rank() == 0) {
     int h = half_of(ws, round);
-    signal_op(ws.c, &pool_header(ws)->acks[ch][h][0], 1, GSHMEM_SIGNAL_ADD, world(ws, P.member(j)),
+    signal_op(ws.c, &pool_header(ws)->use[ch][h].acks, 1, GSHMEM_SIGNAL_ADD, world(ws, P.member(j)),
               {ws.call});
   }
   G::sync();

@@ -32,6 +32,9 @@ struct TeamInfo {
   int32_t stride;
   const int32_t* members;
   uint64_t psync_offset;
+  // This PE's count of teams created when the slot got this team: no two teams of a PE's life
+  // share it, though a slot's call numbers restart (the collectives' pool marks calls with it).
+  uint64_t generation;
 
   GSHMEM_HD GSHMEM_INLINE int32_t world_pe(int32_t index) const {
     return members ? members[index] : start + index * stride;
