@@ -336,19 +336,28 @@ GSHMEM_HD GSHMEM_INLINE bool settled(const Workspace& ws, int c, int h, bool oth
   return load_acquire(&ph->use[c][h].acks) >= load_acquire(&ph->use[c][h].expected);
 }
 
-// Waits until channel ch may write its part of half h (see "Pull" above), then marks the half
-// drained for ch in this call. The group's threads share the channels out.
+// Waits, the group's threads sharing the work, until every channel that ever published has its
+// publications in halves [h0, h0 + nh) settled. `self` is the calling channel, whose own
+// publications must all be acked; any other channel may instead have drained the half in this
+// call. self < 0: every channel's must be acked.
 template <class G>
-GSHMEM_HD void guard(const Workspace& ws, int ch, int h) {
-  PoolHeader* ph = pool_header(ws);
-  const uint64_t used = load_acquire(&ph->channels[0]);
-  for (int c = int(G::rank()); c < kMaxChannels; c += int(G::size())) {
+GSHMEM_HD void await_settled(const Workspace& ws, int h0, int nh, int self) {
+  const uint64_t used = load_acquire(&pool_header(ws)->channels[0]);
+  for (int i = int(G::rank()); i < nh * kMaxChannels; i += int(G::size())) {
+    const int c = i / nh, h = h0 + i % nh;
     if (!(used >> c & 1)) continue;
-    wait_for(ws.c, Site{ws.call}, [&] { return settled(ws, c, h, c != ch); });
+    wait_for(ws.c, Site{ws.call}, [&] { return settled(ws, c, h, self >= 0 && c != self); });
   }
   G::sync();
+}
+
+// Waits until channel ch may write its part of half h (see "Pull" above), then marks the half
+// drained for ch in this call.
+template <class G>
+GSHMEM_HD void guard(const Workspace& ws, int ch, int h) {
+  await_settled<G>(ws, h, 1, ch);
   if (G::rank() == 0) {
-    gshmem::detail::atomic_ref<uint64_t>(ph->use[ch][h].drained)
+    gshmem::detail::atomic_ref<uint64_t>(pool_header(ws)->use[ch][h].drained)
         .store(drain_mark(ws), gshmem::detail::release);
   }
 }
@@ -370,13 +379,7 @@ GSHMEM_HD GSHMEM_INLINE void prefetch_guards(const Workspace& ws) {
 // published user buffers returns.
 template <class G>
 GSHMEM_HD void guard_all(const Workspace& ws) {
-  const uint64_t used = load_acquire(&pool_header(ws)->channels[0]);
-  for (int i = int(G::rank()); i < 2 * kMaxChannels; i += int(G::size())) {
-    const int c = i >> 1, h = i & 1;
-    if (!(used >> c & 1)) continue;
-    wait_for(ws.c, Site{ws.call}, [&] { return settled(ws, c, h, false); });
-  }
-  G::sync();
+  await_settled<G>(ws, 0, 2, -1);
 }
 
 // Tag bit of a publication whose data is not at its default place in the publisher's half (a
