@@ -571,7 +571,7 @@ int print_plan(std::string_view spec, FILE* out) {
   const Calibration* cal = o.use_calibration ? installed_calibration() : nullptr;
   const CalTable* table = cal ? cal->table(s) : nullptr;
   std::fprintf(out, "Planner: %d node(s) x %d PE(s) = %d PEs, %s PEs%s\n", nodes, ppn, n,
-               s.gpu ? "GPU" : "CPU", s.oversubscribed ? ", more PEs than cores" : "");
+               s.gpu ? "GPU" : "CPU", s.oversubscribed ? ", more busy threads than cores" : "");
   if (cal) {
     std::fprintf(out, "  calibration: %s\n", cal->origin.c_str());
   } else {

@@ -96,7 +96,7 @@ Runtime::Runtime(const gshmemx_init_attr_t* attr) {
   publish();
   GSHMEM_INFO(INIT, "PE %d of %d ready (bootstrap %s, %d PEs on this node%s)", my_pe(), n_pes(),
               boot_->name(), int(mesh_->local_pes().size()),
-              (ctx_.flags & kCtxOversubscribed) ? ", more PEs than cores" : "");
+              (ctx_.flags & kCtxOversubscribed) ? ", more busy threads than cores" : "");
 }
 
 // TEAM_SHARED: the node's PEs when each maps every other's heap (always for host memory; GPUs
@@ -157,9 +157,12 @@ void Runtime::build_context() {
   ctx_.coll_area_stride = teams_->coll_area_offset(1) - teams_->coll_area_offset(0);
   ctx_.coll_pool_off = teams_->coll_pool_offset();
   ctx_.coll_pool_bytes = teams_->coll_pool_bytes();
-  // Each PE keeps one thread busy (its proxy thread sleeps unless the PE computes). Virtual
-  // nodes (gshmemrun --ppn) on one machine share its cores: count every PE of this host.
-  bool oversubscribed = int(mesh_->host_pes().size()) > cpus_available();
+  // Each PE keeps one thread busy (its proxy thread sleeps unless the PE computes), two where the
+  // network provider moves the data in a thread of its own (sockets): a waiter that spins takes
+  // the core that thread needs. Virtual nodes (gshmemrun --ppn) on one machine share its cores:
+  // count every PE of this host.
+  int busy_per_pe = network_ && network_->fabric().progresses_itself() ? 2 : 1;
+  bool oversubscribed = int(mesh_->host_pes().size()) * busy_per_pe > cpus_available();
   ctx_.flags = oversubscribed ? uint32_t(kCtxOversubscribed) : 0u;
   bind_cpu(oversubscribed);
   // Host calls always validate; the flag asks kernels to (the device copy keeps the flags).
@@ -199,7 +202,7 @@ void Runtime::bind_cpu(bool oversubscribed) {
     return;
   }
   GSHMEM_INFO(INIT, "PE %d bound to CPU %d (GSHMEM_CPU_BIND=%s%s)", boot_->rank(), cpu,
-              mode.c_str(), oversubscribed ? ", more PEs than cores" : "");
+              mode.c_str(), oversubscribed ? ", more busy threads than cores" : "");
 }
 
 void Runtime::build_device_context() {

@@ -91,6 +91,9 @@ class Fabric {
   // The provider and domain this fabric opened: a real provider name ("efa", "tcp;ofi_rxm"),
   // also when GSHMEM_FABRIC_PROVIDER is "auto"; the same on every PE.
   const FabricDescription& description() const { return desc_; }
+  // The provider moves data in threads of its own (FI_PROGRESS_AUTO: sockets), which need a core
+  // while traffic flows; a waiter that finds nothing should give its core away.
+  bool progresses_itself() const { return desc_.progress == "auto"; }
   bool needs_local_mr() const { return local_mr_; }
   // Whether the provider applies this atomic itself (else the proxy emulates it with messages).
   bool native_atomic(detail::AmoType type, AmoOp op) const;

@@ -119,6 +119,7 @@ Proxy::~Proxy() {
 
 void Proxy::start(Fabric& fabric) {
   fabric_ = &fabric;
+  yield_idle_ = options_.oversubscribed || fabric.progresses_itself();
   for (size_t i = 0; i < kRecvs; ++i) {
     Op* op = new Op{};
     op->kind = Op::Recv;
@@ -167,6 +168,9 @@ void Proxy::drive_until(Done done, const char* what, int peer) {
       quiet_since = 0;
       continue;
     }
+    // The provider's own threads move the data (sockets), or the peer this waits for needs the
+    // core: a wait that found nothing gives the core away before it looks again.
+    if (yield_idle_) sched_yield();
     uint64_t now = detail::now_ns();
     if (!quiet_since) quiet_since = now;
     bool aborting = options_.abort && options_.abort->raised();

@@ -147,6 +147,9 @@ class Proxy {
   // One thread at a time runs the engine (the proxy thread or a waiter): the fabric is
   // single-threaded (FI_THREAD_DOMAIN) and so is the engine's bookkeeping.
   std::mutex engine_;
+  // The engine's waits yield the core between empty looks: other threads (the provider's, or a
+  // peer PE's) do the work they wait for.
+  bool yield_idle_ = false;
   std::atomic<uint64_t> waiter_drove_ns_{0};
   std::atomic<bool> stop_{false};
   std::thread thread_;
