@@ -18,6 +18,7 @@
 
 #include <sched.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -90,7 +91,9 @@ struct Endpoint {
   }
 };
 
-Endpoint open(char* buffer, size_t bytes) {
+// cq_wait_fd: the completion queue has a file descriptor to sleep on, as gshmem's is where its
+// proxy thread sleeps (GSHMEM_PROXY_IDLE): what the provider charges each operation for it.
+Endpoint open(char* buffer, size_t bytes, bool cq_wait_fd) {
   Endpoint e;
   fi_info* hints = fi_allocinfo();
   hints->ep_attr->type = FI_EP_RDM;
@@ -124,6 +127,7 @@ Endpoint open(char* buffer, size_t bytes) {
   fi_cq_attr cq_attr{};
   cq_attr.format = FI_CQ_FORMAT_CONTEXT;
   cq_attr.size = 4096;
+  cq_attr.wait_obj = cq_wait_fd ? FI_WAIT_FD : FI_WAIT_NONE;
   if ((rc = fi_cq_open(e.domain, &cq_attr, &e.cq, nullptr))) die("fi_cq_open", rc);
   fi_av_attr av_attr{};
   av_attr.type = FI_AV_TABLE;
@@ -178,7 +182,9 @@ int main(int argc, char** argv) {
   defaults.warmup = 20;
   perftest::Usage usage{"gshmem_fi_rma_bench",
                         "raw libfabric RMA loops, the reference for gshmem over the network",
-                        "[put_bw] [get_bw] [put_latency] [atomic_latency]: the tests to run"};
+                        "[put_bw] [get_bw] [put_latency] [atomic_latency] [cq_wait_fd]: the tests "
+                        "to run (default: all); cq_wait_fd opens the completion queue with a file "
+                        "descriptor to sleep on, as gshmem does where its proxy thread sleeps"};
   perftest::Args args = perftest::parse_args(argc, argv, usage, defaults, me == 0);
   if (args.exit_code || gshmem_n_pes() != 2) {
     if (me == 0 && !args.exit_code) std::fprintf(stderr, "fi_rma_bench: run with 2 PEs\n");
@@ -186,12 +192,22 @@ int main(int argc, char** argv) {
     return args.exit_code.value_or(2);
   }
   std::vector<std::string> tests = args.operands;
-  if (tests.empty()) tests = {"put_bw", "get_bw", "put_latency", "atomic_latency"};
+  auto fd = std::find(tests.begin(), tests.end(), "cq_wait_fd");
+  const bool cq_wait_fd = fd != tests.end();
+  if (cq_wait_fd) tests.erase(fd);
+  const std::vector<std::string> known = {"put_bw", "get_bw", "put_latency", "atomic_latency"};
+  if (tests.empty()) tests = known;
+  for (const std::string& t : tests) {
+    if (std::find(known.begin(), known.end(), t) != known.end()) continue;
+    if (me == 0) std::fprintf(stderr, "fi_rma_bench: unknown test '%s' (see -h)\n", t.c_str());
+    gshmem_finalize();
+    return 2;
+  }
 
   perftest::Options o = args.over(defaults);
   size_t bytes = o.max_size * size_t(o.window) + 4096;
   std::vector<char> buffer(bytes, char(me + 1));
-  Endpoint e = open(buffer.data(), bytes);
+  Endpoint e = open(buffer.data(), bytes, cq_wait_fd);
   connect(e, buffer.data());
   void* desc = fi_mr_desc(e.mr);
   auto* done = static_cast<int*>(gshmem_calloc(1, sizeof(int)));
@@ -205,6 +221,7 @@ int main(int argc, char** argv) {
                            ? "window of " + std::to_string(t.window) +
                                  (read ? " fi_read" : " fi_write") + " + wait for their completions"
                            : "fi_write + wait for its completion";
+    if (cq_wait_fd) what += ", completion queue with a wait fd";
     perftest::Table table(test, what + " on " + e.info->fabric_attr->prov_name + ", PE 0 -> PE 1",
                           test == "atomic_latency" ? std::vector<perftest::Column>{{"op", "op"}}
                                                    : std::vector<perftest::Column>{},
