@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "perftest/coll/nccl_format.hpp"
+#include "perftest/common/timing.hpp"
 
 namespace {
 
@@ -190,6 +191,18 @@ int main(int argc, char** argv) {
           "%zu(factor) warmup iters: %d iters: %d validation: %d buffers: private (malloc)\n",
           op_name(b.op), b.n, cfg.base.min_size, cfg.base.max_size, cfg.base.factor,
           cfg.base.warmup, cfg.base.iters, cfg.check ? 1 : 0);
+    }
+    for (size_t bytes : sizes) {
+      Shape s = shape_for(b.op, bytes, b.n, b.es);
+      if (s.per_peer == 0) continue;
+      perftest::warm_up_job(
+          perftest::kJobWarmupSeconds, [&] { b.call(sbuf, rbuf, s, false); },
+          [](double v) {
+            double most = 0;
+            MPI_Allreduce(&v, &most, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+            return most;
+          });
+      break;
     }
     Table table(b.op, cfg, b.n, b.me == 0);
     table.header();

@@ -218,16 +218,17 @@ int run(const Bench& b) {
     for (int p = 0; p < b.n; ++p)
       std::printf("#  PE %2d Pid %6d on %10s (CPU)\n", p, pids[size_t(p)], host);
   }
+  // The largest of the PEs' values (every PE calls it).
+  auto slowest = [](double v) {
+    double most = 0;
+    gshmem_allreduce(GSHMEM_TEAM_WORLD, &most, &v, 1, GSHMEM_DOUBLE, GSHMEM_MAX, nullptr);
+    return most;
+  };
   const bool floor = cfg.floor > 0 || (cfg.floor < 0 && cfg.base.max_size >= kFloorAuto);
   MemoryBandwidth bw;
   if (floor) {
     bw = measure_memory(
-        b.n, [] { gshmem_barrier_all(); },
-        [&](double v) {
-          double most = 0;
-          gshmem_allreduce(GSHMEM_TEAM_WORLD, &most, &v, 1, GSHMEM_DOUBLE, GSHMEM_MAX, nullptr);
-          return most;
-        });
+        b.n, [] { gshmem_barrier_all(); }, slowest);
     if (b.me == 0) {
       std::printf(
           "#\n# Memory floor: STREAM copy %.2f GB/s, triad %.2f GB/s per PE with %d PEs at once "
@@ -243,6 +244,13 @@ int run(const Bench& b) {
             b.n, bw.copy_gbps, bw.triad_gbps, bw.array_bytes, bw.reps, bw.seconds);
       }
     }
+  }
+  for (size_t bytes : sizes) {
+    Shape s = shape_for(b.op, bytes, b.n, b.es);
+    if (s.per_peer == 0) continue;
+    perftest::warm_up_job(
+        perftest::kJobWarmupSeconds, [&] { b.call(rbuf, sbuf, s.per_peer); }, slowest);
+    break;
   }
   Table table(b.op, cfg, b.n, b.me == 0, floor);
   table.header();
