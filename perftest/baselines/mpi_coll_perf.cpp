@@ -192,24 +192,20 @@ int main(int argc, char** argv) {
           op_name(b.op), b.n, cfg.base.min_size, cfg.base.max_size, cfg.base.factor,
           cfg.base.warmup, cfg.base.iters, cfg.check ? 1 : 0);
     }
-    for (size_t bytes : sizes) {
-      Shape s = shape_for(b.op, bytes, b.n, b.es);
-      if (s.per_peer == 0) continue;
+    const std::vector<Shape> shapes = measured_shapes(b.op, sizes, b.n, b.es);
+    if (!shapes.empty()) {
       perftest::warm_up_job(
-          perftest::kJobWarmupSeconds, [&] { b.call(sbuf, rbuf, s, false); },
+          perftest::kJobWarmupSeconds, [&] { b.call(sbuf, rbuf, shapes.front(), false); },
           [](double v) {
             double most = 0;
             MPI_Allreduce(&v, &most, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
             return most;
           });
-      break;
     }
     Table table(b.op, cfg, b.n, b.me == 0);
     table.header();
     uint64_t salt = 1;
-    for (size_t bytes : sizes) {
-      Shape s = shape_for(b.op, bytes, b.n, b.es);
-      if (s.per_peer == 0) continue;
+    for (const Shape& s : shapes) {
       Result oop = b.measure(s, sbuf, rbuf, false, salt += 2);
       Result ip = b.measure(s, sbuf, rbuf, true, salt += 2);
       table.row(s, oop, ip);

@@ -245,20 +245,16 @@ int run(const Bench& b) {
       }
     }
   }
-  for (size_t bytes : sizes) {
-    Shape s = shape_for(b.op, bytes, b.n, b.es);
-    if (s.per_peer == 0) continue;
+  const std::vector<Shape> shapes = measured_shapes(b.op, sizes, b.n, b.es);
+  if (!shapes.empty()) {
     perftest::warm_up_job(
-        perftest::kJobWarmupSeconds, [&] { b.call(rbuf, sbuf, s.per_peer); }, slowest);
-    break;
+        perftest::kJobWarmupSeconds, [&] { b.call(rbuf, sbuf, shapes.front().per_peer); }, slowest);
   }
   Table table(b.op, cfg, b.n, b.me == 0, floor);
   table.header();
   std::vector<std::string> plans;
   uint64_t salt = 1;
-  for (size_t bytes : sizes) {
-    Shape s = shape_for(b.op, bytes, b.n, b.es);
-    if (s.per_peer == 0) continue;
+  for (const Shape& s : shapes) {
     Result oop = b.measure(s, sbuf, rbuf, false, salt += 2);
     Result ip = b.measure(s, sbuf, rbuf, true, salt += 2);
     gc::Plan p = gc::plan_for(coll_of(b.op), GSHMEM_TEAM_WORLD, s.bytes);

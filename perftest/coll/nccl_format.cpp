@@ -339,6 +339,15 @@ Shape shape_for(Op c, size_t bytes, int n, size_t es) {
   return s;
 }
 
+std::vector<Shape> measured_shapes(Op c, const std::vector<size_t>& sizes, int n, size_t es) {
+  std::vector<Shape> shapes;
+  for (size_t bytes : sizes) {
+    Shape s = shape_for(c, bytes, n, es);
+    if (s.per_peer > 0) shapes.push_back(s);
+  }
+  return shapes;
+}
+
 void fill(Type t, Redop r, void* buf, size_t count, int pe, uint64_t salt) {
   for (size_t k = 0; k < count; ++k) store(t, buf, k, value(t, r, pe, k, salt));
 }

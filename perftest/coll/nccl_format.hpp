@@ -77,6 +77,8 @@ struct Shape {
   size_t per_peer;    // the count argument of the collective call
 };
 Shape shape_for(Op c, size_t bytes, int n, size_t esize);
+// The shapes of a sweep that have something to measure (per_peer > 0), in the sweep's order.
+std::vector<Shape> measured_shapes(Op c, const std::vector<size_t>& sizes, int n, size_t esize);
 
 // Crafted inputs (as nccl-tests does): small integers whose reductions are exact in every type,
 // so the check is exact. fill() writes PE `pe`'s send buffer; expected() is element i of
