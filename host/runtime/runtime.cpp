@@ -157,12 +157,11 @@ void Runtime::build_context() {
   ctx_.coll_area_stride = teams_->coll_area_offset(1) - teams_->coll_area_offset(0);
   ctx_.coll_pool_off = teams_->coll_pool_offset();
   ctx_.coll_pool_bytes = teams_->coll_pool_bytes();
-  // Each PE keeps one thread busy (its proxy thread sleeps unless the PE computes), two where the
-  // network provider moves the data in a thread of its own (sockets): a waiter that spins takes
-  // the core that thread needs. Virtual nodes (gshmemrun --ppn) on one machine share its cores:
-  // count every PE of this host.
-  int busy_per_pe = network_ && network_->fabric().progresses_itself() ? 2 : 1;
-  bool oversubscribed = int(mesh_->host_pes().size()) * busy_per_pe > cpus_available();
+  // Busy threads outnumber the cores: a waiter that spins takes the core of the thread it waits
+  // for. The network counts its own threads (Network::oversubscribed); without it, one per PE.
+  // Virtual nodes (gshmemrun --ppn) on one machine share its cores: count every PE of this host.
+  bool oversubscribed =
+      network_ ? network_->oversubscribed() : int(mesh_->host_pes().size()) > cpus_available();
   ctx_.flags = oversubscribed ? uint32_t(kCtxOversubscribed) : 0u;
   bind_cpu(oversubscribed);
   // Host calls always validate; the flag asks kernels to (the device copy keeps the flags).

@@ -72,7 +72,6 @@ Network::Network(Bootstrap& boot, const NodeMesh& mesh, const std::vector<Fabric
   po.emulate_atomics = env.str("GSHMEM_FABRIC_ATOMICS") == "emulated";
   // Virtual nodes on one host share its cores: count every PE of this host.
   const int host_pes = int(mesh.host_pes().size());
-  po.oversubscribed = host_pes > cpus_available();
   po.abort = abort;
   po.timeout_s = env.seconds("GSHMEM_TIMEOUT");
   // Messages between proxies carry this key: anything that reaches the endpoint can send to it,
@@ -97,7 +96,6 @@ Network::Network(Bootstrap& boot, const NodeMesh& mesh, const std::vector<Fabric
   const std::string idle = env.str("GSHMEM_PROXY_IDLE");
   po.poll_idle =
       po.gpu_producers || idle == "poll" || (idle == "auto" && 2 * host_pes <= cpus_available());
-  if (po.poll_idle) po.oversubscribed = 2 * host_pes > cpus_available();
   // The sockets provider's progress thread spins FI_SOCKETS_PE_WAITTIME ms (10) before it sleeps.
   // Where the proxy thread sleeps too (cores are scarce), that spin takes the core the operation
   // waits for, and a put costs milliseconds instead of tens of microseconds. Unless the user chose
@@ -132,7 +130,14 @@ Network::Network(Bootstrap& boot, const NodeMesh& mesh, const std::vector<Fabric
                 "emulating them",
                 fabric_->description().provider.c_str());
   }
-  proxy_->start(*fabric_);
+  // Where the busy threads outnumber the cores, every wait gives its core away soon: the thread
+  // it waits for may need it. Per PE: the PE itself, and the provider's progress thread where the
+  // provider moves the data in a thread of its own (sockets). The proxy thread steps aside while
+  // its PE waits (the waiter drives the network), so the waiters do not count it; the proxy's own
+  // loop does where it polls.
+  const int per_pe = 1 + int(fabric_->progresses_itself());
+  oversubscribed_ = host_pes * per_pe > cpus_available();
+  proxy_->start(*fabric_, host_pes * (per_pe + int(po.poll_idle)) > cpus_available());
 }
 
 Network::~Network() {

@@ -30,6 +30,10 @@ class Network {
 
   detail::ChannelDevice* channel() { return channel_.device(); }
   const Fabric& fabric() const { return *fabric_; }
+  // Whether this host's busy threads outnumber its cores while its PEs wait (per PE: the PE and
+  // the provider's own progress thread, if any): the runtime's waiters go by it. The proxy thread
+  // gets the same count plus itself where it polls (see the constructor).
+  bool oversubscribed() const { return oversubscribed_; }
   // Stops the proxy thread; call once no peer needs this PE's progress any more.
   void stop();
   // See Proxy::drive_from_waiter.
@@ -41,6 +45,7 @@ class Network {
   ChannelHost channel_;
   std::unique_ptr<Proxy> proxy_;
   std::unique_ptr<Fabric> fabric_;
+  bool oversubscribed_ = false;
 };
 
 }  // namespace gshmem

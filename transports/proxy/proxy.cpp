@@ -117,9 +117,9 @@ Proxy::~Proxy() {
   if (arena_) ::munmap(arena_, arena_bytes_);
 }
 
-void Proxy::start(Fabric& fabric) {
+void Proxy::start(Fabric& fabric, bool oversubscribed) {
   fabric_ = &fabric;
-  yield_idle_ = options_.oversubscribed || fabric.progresses_itself();
+  oversubscribed_ = oversubscribed;
   for (size_t i = 0; i < kRecvs; ++i) {
     Op* op = new Op{};
     op->kind = Op::Recv;
@@ -168,9 +168,9 @@ void Proxy::drive_until(Done done, const char* what, int peer) {
       quiet_since = 0;
       continue;
     }
-    // The provider's own threads move the data (sockets), or the peer this waits for needs the
-    // core: a wait that found nothing gives the core away before it looks again.
-    if (yield_idle_) sched_yield();
+    // The peer this waits for, or the provider's own thread (sockets), may need the core: a wait
+    // that found nothing gives it away before it looks again.
+    if (oversubscribed_) sched_yield();
     uint64_t now = detail::now_ns();
     if (!quiet_since) quiet_since = now;
     bool aborting = options_.abort && options_.abort->raised();
@@ -578,10 +578,10 @@ void Proxy::loop() {
     if (work) {
       idle = 0;
       // With more busy threads than cores, the peer this work waits for may need our core.
-      if (options_.oversubscribed) sched_yield();
+      if (oversubscribed_) sched_yield();
       continue;
     }
-    if (++idle < 256 && !options_.oversubscribed) {
+    if (++idle < 256 && !oversubscribed_) {
       detail::spin_pause();
       continue;
     }
@@ -589,7 +589,7 @@ void Proxy::loop() {
       // No doorbell from kernels (a command is seen only by polling, within microseconds), or no
       // file descriptor to sleep on (GSHMEM_PROXY_IDLE=poll). With more busy threads than cores
       // the poll yields between rounds.
-      if (options_.oversubscribed) {
+      if (oversubscribed_) {
         sched_yield();
       } else {
         detail::spin_pause();

@@ -36,7 +36,6 @@ namespace gshmem {
 struct ProxyOptions {
   bool emulate_atomics = false;  // always use the message path for atomics (EFA's behaviour)
   size_t chunk_bytes = size_t(4) << 20;
-  bool oversubscribed = false;  // busy threads outnumber cores: yield between steps
   // Kernels produce (or GSHMEM_PROXY_GPUVIEW stands in for them): producers ring no doorbell and
   // run no engine step, so the proxy thread polls the ring without sleeping.
   bool gpu_producers = false;
@@ -67,8 +66,9 @@ class Proxy {
   // the fabric before start().
   FabricRegion arena() const { return {arena_, arena_bytes_}; }
 
-  // Posts the receive buffers and starts the thread.
-  void start(Fabric& fabric);
+  // Posts the receive buffers and starts the thread. oversubscribed: the host's busy threads
+  // outnumber its cores (Network decides), so the proxy's loop and waits yield between looks.
+  void start(Fabric& fabric, bool oversubscribed);
   // Stops after the current step; call once no peer needs this PE's progress any more.
   void stop();
 
@@ -149,7 +149,7 @@ class Proxy {
   std::mutex engine_;
   // The engine's waits yield the core between empty looks: other threads (the provider's, or a
   // peer PE's) do the work they wait for.
-  bool yield_idle_ = false;
+  bool oversubscribed_ = false;
   std::atomic<uint64_t> waiter_drove_ns_{0};
   std::atomic<bool> stop_{false};
   std::thread thread_;
