@@ -244,28 +244,6 @@ int usage_error(const std::string& why) {
   return 2;
 }
 
-// Writes text to path through a temporary file and a rename: a reader never sees half a file.
-bool write_atomically(const std::string& path, const std::string& text, std::string* why) {
-  for (size_t slash = path.find('/', 1); slash != std::string::npos;
-       slash = path.find('/', slash + 1)) {
-    const std::string dir = path.substr(0, slash);
-    if (mkdir(dir.c_str(), 0755) != 0 && errno != EEXIST) {
-      *why = dir + ": " + std::strerror(errno);
-      return false;
-    }
-  }
-  const std::string tmp = path + ".tmp." + std::to_string(getpid());
-  FILE* f = std::fopen(tmp.c_str(), "w");
-  if (!f) return *why = tmp + ": " + std::strerror(errno), false;
-  const bool ok = std::fwrite(text.data(), 1, text.size(), f) == text.size();
-  if (std::fclose(f) != 0 || !ok || std::rename(tmp.c_str(), path.c_str()) != 0) {
-    *why = path + ": " + std::strerror(errno);
-    std::remove(tmp.c_str());
-    return false;
-  }
-  return true;
-}
-
 }  // namespace
 
 int calibrate_main(std::string_view text) {
@@ -294,6 +272,10 @@ int calibrate_main(std::string_view text) {
     std::fflush(stdout);
   }
   CalTable table = measure_world(spec, stdout);
+  if (table.curves.empty()) {
+    gshmem_finalize();
+    return usage_error("no size of the sweep holds an element per PE: nothing was measured");
+  }
   int status = 0;
   if (me == 0) {
     // Keep the file's other shapes; a damaged file is replaced.
@@ -304,33 +286,25 @@ int calibrate_main(std::string_view text) {
     auto same = std::find_if(cal->tables.begin(), cal->tables.end(),
                              [&](const CalTable& t) { return t.shape == table.shape; });
     if (same != cal->tables.end()) {
-      // An algorithm's speed can change from one job to the next (memory placement, where the
-      // scheduler puts the PEs): each point keeps the slower of the runs' best times, so one that
-      // is sometimes slow loses to a steady one. fresh=1 forgets the earlier runs.
-      if (!spec.fresh) {
-        for (CalCurve& now : table.curves) {
-          const CalCurve* old = same->find(now.coll, now.algo, now.proto);
-          for (auto& [b, us] : now.points) {
-            for (size_t i = 0; old && i < old->points.size(); ++i) {
-              if (old->points[i].first == b) us = std::max(us, old->points[i].second);
-            }
-          }
-        }
+      // Which algorithm is fastest can change from one job to the next (memory placement, where
+      // the scheduler puts the PEs, the machine's other load): each job is a run of the table, and
+      // the planner chooses what loses least over them (the median). fresh=1 forgets the earlier
+      // runs of the collectives measured now; the others keep theirs.
+      same->add_run(table, spec.fresh);
+      if (spec.fresh) {
+        std::printf("  replaced the earlier runs of the collectives measured now (fresh=1)\n");
+      } else {
         std::printf(
-            "  merged with the earlier run(s) on this shape: each point keeps the slower "
-            "of their best times (fresh=1 replaces them)\n");
+            "  added as run %d of the %d this shape keeps, one per job (the planner weighs them "
+            "all; fresh=1 forgets the earlier ones)\n",
+            same->runs, kKeptRuns);
       }
-      // Collectives not measured this time keep their earlier curves.
-      for (const CalCurve& old : same->curves) {
-        if (!table.covers(old.coll)) table.curves.push_back(old);
-      }
-      *same = std::move(table);
     } else {
       cal->tables.push_back(std::move(table));
     }
     fit_links(cal.get());
     std::string write_why;
-    if (!write_atomically(path, format_calibration(*cal), &write_why)) {
+    if (!write_calibration_file(path, *cal, &write_why)) {
       std::fprintf(stderr, "gshmem-info --calibrate: cannot write %s\n", write_why.c_str());
       status = 1;
     } else {

@@ -18,7 +18,7 @@ struct MeasureSpec {
   std::vector<Coll> colls;  // empty: every collective
   uint64_t lo = 8, hi = 64u << 20;
   int reps = 3;
-  bool fresh = false;       // calibrate_main: replace the shape's earlier runs instead of merging
+  bool fresh = false;  // calibrate_main: replace the shape's earlier runs instead of adding one
   double budget_us = 3000;  // how long a candidate's calls take per repeat (at least 3 calls)
 };
 
@@ -31,9 +31,9 @@ std::vector<std::pair<Algo, Proto>> candidates(Coll coll, const TeamShape& s);
 CalTable measure_world(const MeasureSpec& spec, FILE* progress);
 
 // gshmem-info --calibrate SPEC: init, measure_world, and PE 0 merges the table into the cache file
-// (calibration_path()) with the links refitted: a shape measured before keeps, per point, the
-// slower of the runs' best times (fresh=1: this run's alone). Returns the exit status (2 after
-// saying why).
+// (calibration_path()) with the links refitted: on a shape measured before, this job's curves are
+// a new run of its table (CalTable::add_run; fresh=1: they replace the earlier runs of the same
+// collectives). Returns the exit status (2 after saying why).
 int calibrate_main(std::string_view spec);
 
 // Parses "op=allreduce,op=broadcast,sizes=8-64M,reps=3,budget=3000,fresh=1" into *spec; false (with

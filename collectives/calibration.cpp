@@ -19,11 +19,99 @@
 
 namespace gshmem::coll {
 
-const CalCurve* CalTable::find(Coll coll, Algo algo, Proto proto) const {
+const CalCurve* CalTable::find(Coll coll, Algo algo, Proto proto, int run) const {
   for (const CalCurve& c : curves) {
-    if (c.coll == coll && c.algo == algo && c.proto == proto) return &c;
+    if (c.coll == coll && c.algo == algo && c.proto == proto && c.run == run) return &c;
   }
   return nullptr;
+}
+
+namespace {
+
+// The middle value (the mean of the middle two of an even count); `v` is reordered.
+double median(std::vector<double>& v) {
+  std::sort(v.begin(), v.end());
+  const size_t n = v.size();
+  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+}  // namespace
+
+double CalTable::typical(Coll coll, Algo algo, Proto proto, uint64_t bytes) const {
+  std::vector<double> t;
+  for (const CalCurve& c : curves) {
+    if (c.coll == coll && c.algo == algo && c.proto == proto) t.push_back(interpolate(c, bytes));
+  }
+  return t.empty() ? -1 : median(t);
+}
+
+int CalTable::choose(Coll coll, const std::vector<std::pair<Algo, Proto>>& cands, uint64_t bytes,
+                     double* us) const {
+  // times[r * nc + c]: candidate c in run r (-1: not measured there).
+  const size_t nc = cands.size();
+  std::vector<double> times(size_t(runs) * nc, -1.0), least(size_t(runs), -1.0);
+  for (int r = 0; r < runs; ++r) {
+    for (size_t c = 0; c < nc; ++c) {
+      const CalCurve* cv = find(coll, cands[c].first, cands[c].second, r);
+      if (!cv) continue;
+      const double t = interpolate(*cv, bytes);
+      times[size_t(r) * nc + c] = t;
+      if (least[size_t(r)] < 0 || t < least[size_t(r)]) least[size_t(r)] = t;
+    }
+  }
+  int chosen = -1;
+  double chosen_loss = 0, chosen_us = 0;
+  std::vector<double> losses, own;
+  for (size_t c = 0; c < nc; ++c) {
+    losses.clear();
+    own.clear();
+    for (int r = 0; r < runs; ++r) {
+      const double t = times[size_t(r) * nc + c];
+      if (t < 0) continue;
+      losses.push_back(t / least[size_t(r)]);
+      own.push_back(t);
+    }
+    if (losses.empty()) continue;
+    const double loss = median(losses), t = median(own);
+    // Losses within 0.1% of each other are a tie.
+    const bool better =
+        chosen < 0 || loss < chosen_loss * 0.999 || (loss <= chosen_loss * 1.001 && t < chosen_us);
+    if (better) {
+      chosen = int(c);
+      chosen_loss = loss;
+      chosen_us = t;
+    }
+  }
+  if (us) *us = chosen_us;
+  return chosen;
+}
+
+void CalTable::add_run(const CalTable& job, bool fresh, int keep) {
+  std::vector<CalCurve> kept;
+  std::vector<int> present;  // the runs that keep a curve
+  for (CalCurve& c : curves) {
+    if (fresh && job.covers(c.coll)) continue;
+    present.push_back(c.run);
+    kept.push_back(std::move(c));
+  }
+  std::sort(present.begin(), present.end());
+  present.erase(std::unique(present.begin(), present.end()), present.end());
+  // Renumbered 0, 1, ... in order, the oldest dropped beyond `keep` with the job's run.
+  const int drop = std::max(0, int(present.size()) + 1 - std::max(1, keep));
+  curves.clear();
+  for (CalCurve& c : kept) {
+    const int at = int(std::lower_bound(present.begin(), present.end(), c.run) - present.begin());
+    if (at < drop) continue;
+    c.run = at - drop;
+    curves.push_back(std::move(c));
+  }
+  runs = int(present.size()) - drop + 1;
+  for (CalCurve c : job.curves) {
+    c.run = runs - 1;
+    curves.push_back(std::move(c));
+  }
+  std::stable_sort(curves.begin(), curves.end(),
+                   [](const CalCurve& a, const CalCurve& b) { return a.run < b.run; });
 }
 
 bool CalTable::covers(Coll coll) const {
@@ -54,6 +142,20 @@ std::string shape_key(const TeamShape& s) {
   return buf;
 }
 
+bool parse_shape_key(const std::string& key, TeamShape* s) {
+  int gpu = 0, over = 0;
+  char intra[16] = {}, inter[16] = {};
+  if (std::sscanf(key.c_str(),
+                  "n=%d,nodes=%d,ppn=%d,intra=%15[a-z],inter=%15[a-z],gpu=%d,oversubscribed=%d",
+                  &s->n, &s->nodes, &s->ppn, intra, inter, &gpu, &over) != 7) {
+    return false;
+  }
+  s->gpu = gpu != 0;
+  s->oversubscribed = over != 0;
+  return s->n >= 1 && s->nodes >= 1 && parse_link_class(intra, &s->intra) &&
+         parse_link_class(inter, &s->inter);
+}
+
 double interpolate(const CalCurve& c, uint64_t bytes) {
   const auto& p = c.points;
   if (p.empty()) return -1;
@@ -72,7 +174,12 @@ double interpolate(const CalCurve& c, uint64_t bytes) {
 //   link host alpha_us=0.21 gbps=14.3 points=812 rms=0.31
 //   table n=2,nodes=1,ppn=2,intra=host,inter=tcp,gpu=0,oversubscribed=0
 //   allreduce direct ll 8:0.121 16:0.125 ...
+//   run 1
+//   allreduce direct ll 8:0.118 16:0.131 ...
 //   end
+//
+// A table's curves before its first `run` line are run 0; `run N` starts run N (N counting up
+// from 1, below kMaxRuns).
 
 std::string format_calibration(const Calibration& c) {
   std::ostringstream out;
@@ -86,13 +193,17 @@ std::string format_calibration(const Calibration& c) {
   }
   for (const CalTable& t : c.tables) {
     out << "table " << t.shape << "\n";
-    for (const CalCurve& cv : t.curves) {
-      out << coll_name(cv.coll) << ' ' << algo_name(cv.algo) << ' ' << proto_name(cv.proto);
-      for (const auto& [b, us] : cv.points) {
-        std::snprintf(buf, sizeof buf, " %llu:%.6g", (unsigned long long)b, us);
-        out << buf;
+    for (int run = 0; run < t.runs; ++run) {
+      if (run > 0) out << "run " << run << "\n";
+      for (const CalCurve& cv : t.curves) {
+        if (cv.run != run) continue;
+        out << coll_name(cv.coll) << ' ' << algo_name(cv.algo) << ' ' << proto_name(cv.proto);
+        for (const auto& [b, us] : cv.points) {
+          std::snprintf(buf, sizeof buf, " %llu:%.6g", (unsigned long long)b, us);
+          out << buf;
+        }
+        out << "\n";
       }
-      out << "\n";
     }
     out << "end\n";
   }
@@ -177,14 +288,30 @@ bool parse_calibration(std::string_view text, Calibration* out, std::string* why
       table = &c.tables.back();
     } else if (table && w[0] == "end") {
       if (w.size() != 1) return bad("expected 'end'");
+      if (table->curves.empty() || table->curves.back().run != table->runs - 1) {
+        return bad("a table or run without curves");
+      }
       table = nullptr;
+    } else if (table && w[0] == "run") {
+      double n = 0;
+      if (w.size() != 2 || !parse_double(w[1], &n) || n != table->runs || n >= kMaxRuns) {
+        return bad("expected 'run " + std::to_string(table->runs) +
+                   "' (runs count up from 1, below " + std::to_string(kMaxRuns) + ")");
+      }
+      if (table->curves.empty() || table->curves.back().run != table->runs - 1) {
+        return bad("a run without curves");
+      }
+      ++table->runs;
     } else if (table) {
       CalCurve cv;
       if (w.size() < 4 || !parse_coll(w[0], &cv.coll) || !parse_algo(w[1], &cv.algo) ||
           cv.algo == Algo::Auto || !parse_proto(w[2], &cv.proto) || cv.proto == Proto::Auto) {
         return bad("expected 'COLLECTIVE ALGORITHM PROTOCOL BYTES:US ...'");
       }
-      if (table->find(cv.coll, cv.algo, cv.proto)) return bad("a second curve for the candidate");
+      cv.run = table->runs - 1;
+      if (table->find(cv.coll, cv.algo, cv.proto, cv.run)) {
+        return bad("a second curve for the candidate in one run");
+      }
       for (size_t i = 3; i < w.size(); ++i) {
         size_t colon = w[i].find(':');
         uint64_t b = 0;
@@ -221,20 +348,6 @@ struct Sample {
   uint64_t bytes;
   double us;
 };
-
-bool parse_shape(const std::string& key, TeamShape* s) {
-  int gpu = 0, over = 0;
-  char intra[16] = {}, inter[16] = {};
-  if (std::sscanf(key.c_str(),
-                  "n=%d,nodes=%d,ppn=%d,intra=%15[a-z],inter=%15[a-z],gpu=%d,oversubscribed=%d",
-                  &s->n, &s->nodes, &s->ppn, intra, inter, &gpu, &over) != 7) {
-    return false;
-  }
-  s->gpu = gpu != 0;
-  s->oversubscribed = over != 0;
-  return s->n >= 1 && s->nodes >= 1 && parse_link_class(intra, &s->intra) &&
-         parse_link_class(inter, &s->inter);
-}
 
 // The planner's channel count and chunk for the sample, as make_plan picks them.
 double model(const Sample& x) {
@@ -296,7 +409,7 @@ void fit_links(Calibration* c) {
   LinkClass intra = LinkClass::HostMemory, inter = LinkClass::Tcp;
   for (const CalTable& t : c->tables) {
     TeamShape s;
-    if (!parse_shape(t.shape, &s) || s.n < 2 || s.gpu) continue;  // GPU tables: no fit yet
+    if (!parse_shape_key(t.shape, &s) || s.n < 2 || s.gpu) continue;  // GPU tables: no fit yet
     for (const CalCurve& cv : t.curves) {
       for (const auto& [b, us] : cv.points) {
         (s.nodes > 1 ? net : node).push_back({s, cv.coll, cv.algo, cv.proto, b, us});
@@ -389,6 +502,28 @@ bool read_calibration_file(const std::string& path, std::string* text, std::stri
       *why = path + ": larger than 4 MiB, not a calibration file";
       return false;
     }
+  }
+  return true;
+}
+
+bool write_calibration_file(const std::string& path, const Calibration& c, std::string* why) {
+  const std::string text = format_calibration(c);
+  for (size_t slash = path.find('/', 1); slash != std::string::npos;
+       slash = path.find('/', slash + 1)) {
+    const std::string dir = path.substr(0, slash);
+    if (mkdir(dir.c_str(), 0755) != 0 && errno != EEXIST) {
+      *why = dir + ": " + std::strerror(errno);
+      return false;
+    }
+  }
+  const std::string tmp = path + ".tmp." + std::to_string(getpid());
+  FILE* f = std::fopen(tmp.c_str(), "w");
+  if (!f) return *why = tmp + ": " + std::strerror(errno), false;
+  const bool ok = std::fwrite(text.data(), 1, text.size(), f) == text.size();
+  if (std::fclose(f) != 0 || !ok || std::rename(tmp.c_str(), path.c_str()) != 0) {
+    *why = path + ": " + std::strerror(errno);
+    std::remove(tmp.c_str());
+    return false;
   }
   return true;
 }

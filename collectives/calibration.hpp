@@ -3,9 +3,16 @@
 // choose for each collective on the job's team shape and writes them, with link costs (alpha,
 // GB/s) fitted to them, to a cache file per host and build. At gshmem_init PE 0 reads that file and
 // every PE receives its text (the runtime's init share), so every PE plans alike. Then the planner
-// chooses, for a shape the file holds, the candidate with the least measured time (interpolated
-// between the measured sizes); for other shapes it uses the model with the fitted link costs; with
-// no file, the model's constants (kLinkCosts). GSHMEM_CALIBRATION=off ignores the file.
+// chooses, for a shape the file holds, from the measured times (interpolated between the measured
+// sizes); for other shapes it uses the model with the fitted link costs; with no file, the model's
+// constants (kLinkCosts). GSHMEM_CALIBRATION=off ignores the file.
+//
+// The machine does not keep one speed: on a shared host which of two algorithms is faster can
+// change between jobs (measured: 4 PEs on 2 cores, AllReduce 1 MiB, direct2 65 us in most jobs and
+// 110 us in some, direct 115 us in both), and a noisy spell can slow one candidate in one job. So
+// a table keeps each calibration job as a run of its own (the last kKeptRuns), and the planner
+// chooses the candidate whose median loss against each run's fastest is least: with one run,
+// simply the fastest; with three, one run's outlier does not decide.
 #pragma once
 
 #include <cstdint>
@@ -26,15 +33,32 @@ struct CalCurve {
   Algo algo = Algo::Direct;
   Proto proto = Proto::Simple;
   std::vector<std::pair<uint64_t, double>> points;
+  int run = 0;  // the calibration job that measured it (0: the oldest kept)
 };
 
-// Every curve measured on one team shape (shape_key).
+// The calibration jobs a table keeps per shape, and the most a file may hold.
+inline constexpr int kKeptRuns = 4;
+inline constexpr int kMaxRuns = 16;
+
+// Every curve measured on one team shape (shape_key), in runs 0 .. runs-1 (curves in run order).
 struct CalTable {
   std::string shape;
   std::vector<CalCurve> curves;
+  int runs = 1;
 
-  const CalCurve* find(Coll coll, Algo algo, Proto proto) const;
+  const CalCurve* find(Coll coll, Algo algo, Proto proto, int run = 0) const;
   bool covers(Coll coll) const;
+  // The candidate's median time at `bytes` over the runs that measured it; -1 if none did.
+  double typical(Coll coll, Algo algo, Proto proto, uint64_t bytes) const;
+  // Of `cands`, the index of the one the runs favour at `bytes`: the least median loss against
+  // each run's fastest candidate (its time / that run's least), ties to the lesser median time;
+  // -1 when no candidate was measured. *us: its median time (typical()).
+  int choose(Coll coll, const std::vector<std::pair<Algo, Proto>>& cands, uint64_t bytes,
+             double* us) const;
+  // Adds `job`'s curves (one calibration job) as the newest run. fresh: first forgets the
+  // earlier runs' curves of the collectives `job` measured. The newest `keep` runs stay, and no
+  // run is left without curves.
+  void add_run(const CalTable& job, bool fresh = false, int keep = kKeptRuns);
 };
 
 // Link costs fitted to the tables (least squares of log(predicted / measured)).
@@ -56,6 +80,8 @@ struct Calibration {
 
 // "n=4,nodes=2,ppn=2,intra=host,inter=tcp,gpu=0,oversubscribed=1": what a table is measured on.
 std::string shape_key(const TeamShape& s);
+// The shape a key names; false when it is not one shape_key() writes.
+bool parse_shape_key(const std::string& key, TeamShape* s);
 
 // Measured microseconds of a curve at `bytes`: linear between neighbouring points, the line
 // through the last two beyond the largest, the smallest point's time below it.
@@ -82,6 +108,10 @@ const Calibration* installed_calibration();
 
 // The file's text (at most 4 MiB); false with *why set, or empty when the file does not exist.
 bool read_calibration_file(const std::string& path, std::string* text, std::string* why);
+
+// Writes c to `path` (creating its directory) through a temporary file and a rename: a reader
+// never sees half a file. False with *why set.
+bool write_calibration_file(const std::string& path, const Calibration& c, std::string* why);
 
 // Reads and parses `path`: nullptr (with *why set, empty when the file does not exist) if it
 // cannot be used.

@@ -6,6 +6,8 @@
 #include <cmath>
 #include <cstring>
 #include <optional>
+#include <tuple>
+#include <utility>
 #include <vector>
 
 #include "gshmem/coll/algorithms.cuh"
@@ -412,21 +414,33 @@ Plan make_plan(Coll coll, const TeamShape& s, uint64_t bytes, const Overrides& o
   const Calibration* cal = o.use_calibration ? installed_calibration() : nullptr;
   const CalTable* table = cal ? cal->table(s) : nullptr;
   if (table && !table->covers(coll)) table = nullptr;
-  double best = -1;
+  // The candidates the plan may choose.
+  std::vector<std::pair<Algo, Proto>> cands;
   for (int i = 1; i < kNumAlgos; ++i) {
     const Algo a = Algo(i);
     if (want != Algo::Auto && a != want) continue;
     for (Proto pr : {Proto::Simple, Proto::LL}) {
-      if (!(pr == Proto::LL ? may_ll : may_simple)) continue;
-      double t = -1;
-      if (table) {
-        const CalCurve* c = table->find(coll, a, pr);
-        if (c && applicable(coll, a, s) && (pr == Proto::Simple || ll_applicable(coll, a, s))) {
-          t = interpolate(*c, bytes);
-        }
-      } else {
-        t = predict(coll, a, p.sub, s, bytes, p.nch, p.chunk, pr);
+      if (pr == Proto::LL ? may_ll : may_simple) cands.emplace_back(a, pr);
+    }
+  }
+  double best = -1;
+  if (table) {
+    // The measured ones that apply; the table's runs decide (CalTable::choose).
+    std::vector<std::pair<Algo, Proto>> measured;
+    for (const auto& [a, pr] : cands) {
+      if (applicable(coll, a, s) && (pr == Proto::Simple || ll_applicable(coll, a, s))) {
+        measured.emplace_back(a, pr);
       }
+    }
+    const int i = table->choose(coll, measured, bytes, &best);
+    if (i >= 0) {
+      std::tie(p.algo, p.proto) = measured[size_t(i)];
+    } else {
+      best = -1;
+    }
+  } else {
+    for (const auto& [a, pr] : cands) {
+      const double t = predict(coll, a, p.sub, s, bytes, p.nch, p.chunk, pr);
       if (t >= 0 && (best < 0 || t < best)) {
         best = t;
         p.algo = a;
@@ -592,6 +606,12 @@ int print_plan(std::string_view spec, FILE* out) {
   std::fprintf(out, "  choices: %s\n",
                table ? "measured on this shape (the table's times, interpolated)"
                      : "the model's predictions");
+  if (table && table->runs > 1) {
+    std::fprintf(out,
+                 "  runs: %d calibration jobs; the choice loses least (the median over them) "
+                 "against each job's fastest; times are the median job's\n",
+                 table->runs);
+  }
   for (Coll c : colls) {
     const bool measured = table && table->covers(c);
     const char* how = measured ? "measured" : "predicted";
@@ -603,10 +623,7 @@ int print_plan(std::string_view spec, FILE* out) {
     // A candidate's time as the plan saw it: the table's, or the model's.
     uint64_t b_now = 0;
     auto time_of = [&](Algo a, Proto pr, const Plan& p) {
-      if (measured) {
-        const CalCurve* cv = table->find(c, a, pr);
-        return cv ? interpolate(*cv, b_now) : -1.0;
-      }
+      if (measured) return table->typical(c, a, pr, b_now);
       return predict(c, a, p.sub, s, b_now, pr == Proto::LL ? 1 : p.nch, p.chunk, pr);
     };
     std::fprintf(out, "%10s  %-9s %-6s %3s %7s %12s %10s |", "size", "algorithm", "proto", "ch",

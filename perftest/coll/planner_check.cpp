@@ -5,19 +5,30 @@
 // (its calibration, if PE 0 found one, else the constants) and for the constants alone.
 //
 //   gshmemrun -n 4 [--ppn 2] gshmem_planner_check [op=allreduce,...,sizes=8-64M,reps=3]
-//                                                 [--tolerance 1.10]
+//                                                 [--tolerance 1.10] [--record FILE]
+//   gshmem_planner_check --judge FILE [--tolerance 1.10]
+//
+// On a shared machine one job's measurement is one sample of it: which of two close candidates
+// is faster can change from job to job. --record adds this job's measurements to FILE as a run
+// (the calibration file's format, one run per job); --judge, outside a job, compares the planner's
+// choices (with the calibration the jobs used) with each candidate's median time over the
+// recorded runs.
 //
 // Exit status: 0 every chosen candidate within the tolerance of the best, 1 one is not, 2 bad
-// arguments.
+// arguments or an unreadable FILE.
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <memory>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "collectives/calibrate.hpp"
 #include "collectives/coll_host.hpp"
 #include "gshmem/collectives.h"
 #include "gshmem/gshmem.h"
+#include "host/base/env.hpp"
 
 namespace gc = gshmem::coll;
 
@@ -27,23 +38,141 @@ std::string name_of(gc::Algo a, gc::Proto p) {
   return std::string(gc::algo_name(a)) + (p == gc::Proto::LL ? "/ll" : "");
 }
 
+// Prints, per collective and size of `measured`, the planner's choice on `shape` against the
+// candidate with the least time (each candidate's median over the table's runs). Returns 1 when
+// a choice is slower than the best by more than `tolerance`.
+int judge(const gc::CalTable& measured, const gc::TeamShape& shape, double tolerance) {
+  int status = 0;
+  double worst = 1, worst_model = 1;
+  std::vector<gc::Coll> colls;
+  for (const gc::CalCurve& c : measured.curves) {
+    bool seen = false;
+    for (gc::Coll k : colls) seen = seen || k == c.coll;
+    if (!seen) colls.push_back(c.coll);
+  }
+  for (gc::Coll coll : colls) {
+    std::vector<std::pair<gc::Algo, gc::Proto>> cands;
+    std::vector<uint64_t> sizes;
+    for (const gc::CalCurve& c : measured.curves) {
+      if (c.coll != coll || c.run != 0) continue;
+      cands.emplace_back(c.algo, c.proto);
+      if (sizes.empty()) {
+        for (const auto& pt : c.points) sizes.push_back(pt.first);
+      }
+    }
+    std::printf("\n# %s\n%10s %-12s %10s %-12s %10s %7s | %-12s %7s\n", gc::coll_name(coll),
+                "bytes", "chosen", "us", "best", "us", "ratio", "constants", "ratio");
+    for (uint64_t bytes : sizes) {
+      size_t best = 0;
+      std::vector<double> t(cands.size());
+      for (size_t i = 0; i < cands.size(); ++i) {
+        t[i] = measured.typical(coll, cands[i].first, cands[i].second, bytes);
+        if (t[i] >= 0 && (t[best] < 0 || t[i] < t[best])) best = i;
+      }
+      auto time_of = [&](const gc::Plan& p) {
+        for (size_t i = 0; i < cands.size(); ++i) {
+          if (cands[i] == std::make_pair(p.algo, p.proto)) return t[i];
+        }
+        return -1.0;
+      };
+      gc::Overrides as_run, model;
+      model.use_calibration = false;
+      const gc::Plan p = gc::make_plan(coll, shape, bytes, as_run);
+      const gc::Plan m = gc::make_plan(coll, shape, bytes, model);
+      const double tp = time_of(p), tm = time_of(m), tb = t[best];
+      const double ratio = tp > 0 ? tp / tb : 99, ratio_m = tm > 0 ? tm / tb : 99;
+      worst = std::max(worst, ratio);
+      worst_model = std::max(worst_model, ratio_m);
+      if (ratio > tolerance) status = 1;
+      std::printf("%10llu %-12s %10.2f %-12s %10.2f %7.2f%s| %-12s %7.2f\n",
+                  (unsigned long long)bytes, name_of(p.algo, p.proto).c_str(), tp,
+                  name_of(cands[best].first, cands[best].second).c_str(), tb, ratio,
+                  ratio > tolerance ? "*" : " ", name_of(m.algo, m.proto).c_str(), ratio_m);
+    }
+  }
+  std::printf("\n# worst ratio: %.2f with the planner as run, %.2f with the constants: %s\n", worst,
+              worst_model, status ? "target missed (* rows)" : "every choice within the target");
+  return status;
+}
+
+int usage(const std::string& why) {
+  std::fprintf(stderr,
+               "gshmem_planner_check: %s\nusage: gshmemrun -n N gshmem_planner_check "
+               "[op=NAME,...,sizes=8-64M,reps=3] [--tolerance 1.10] [--record FILE]\n"
+               "       gshmem_planner_check --judge FILE [--tolerance 1.10]\n",
+               why.c_str());
+  return 2;
+}
+
+// --judge FILE: the recorded runs against the planner with this host's calibration.
+int judge_file(const std::string& path, double tolerance) {
+  std::string why;
+  std::unique_ptr<gc::Calibration> runs = gc::load_calibration(path, &why);
+  if (!runs || runs->tables.size() != 1) {
+    return usage(path + ": " + (why.empty() ? "not one table of recorded runs" : why));
+  }
+  const gc::CalTable& measured = runs->tables.front();
+  gc::TeamShape shape;
+  if (!gc::parse_shape_key(measured.shape, &shape)) return usage("bad shape " + measured.shape);
+  if (gshmem::Env::get().str("GSHMEM_CALIBRATION") != "off") {
+    gc::install_calibration(gc::load_calibration(gc::calibration_path(), &why));
+  }
+  const gc::Calibration* cal = gc::installed_calibration();
+  std::printf(
+      "# gshmem_planner_check --judge %s: %s\n# planner: %s\n"
+      "# each candidate's median time over %d check job(s); ratio = the chosen candidate's / "
+      "the best's; target <= %.2f\n",
+      path.c_str(), measured.shape.c_str(),
+      cal ? ("calibration " + cal->origin).c_str() : "no calibration (the model's constants)",
+      measured.runs, tolerance);
+  return judge(measured, shape, tolerance);
+}
+
+// Adds `job` to the runs recorded in `path` (a new file on the first job).
+bool record(const std::string& path, const gc::CalTable& job) {
+  std::string why;
+  std::unique_ptr<gc::Calibration> runs = gc::load_calibration(path, &why);
+  if (!why.empty()) {
+    std::fprintf(stderr, "gshmem_planner_check --record: %s\n", why.c_str());
+    return false;
+  }
+  if (!runs) runs = std::make_unique<gc::Calibration>();
+  if (runs->tables.empty()) {
+    runs->tables.push_back(job);
+  } else if (runs->tables.front().shape != job.shape) {
+    std::fprintf(stderr, "gshmem_planner_check --record: %s holds runs of %s, not %s\n",
+                 path.c_str(), runs->tables.front().shape.c_str(), job.shape.c_str());
+    return false;
+  } else {
+    runs->tables.front().add_run(job, false, gc::kMaxRuns - 1);
+  }
+  if (!gc::write_calibration_file(path, *runs, &why)) {
+    std::fprintf(stderr, "gshmem_planner_check --record: %s\n", why.c_str());
+    return false;
+  }
+  return true;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   gc::MeasureSpec spec;
   double tolerance = 1.10;
-  std::string why;
+  std::string record_path, judge_path, why;
   for (int i = 1; i < argc; ++i) {
     if (!std::strcmp(argv[i], "--tolerance") && i + 1 < argc) {
       tolerance = std::atof(argv[++i]);
-    } else if (!gc::parse_measure_spec(argv[i], &spec, &why) || tolerance < 1) {
-      std::fprintf(stderr,
-                   "gshmem_planner_check: %s\nusage: gshmemrun -n N gshmem_planner_check "
-                   "[op=NAME,...,sizes=8-64M,reps=3] [--tolerance 1.10]\n",
-                   why.empty() ? "bad --tolerance" : why.c_str());
-      return 2;
+      if (!(tolerance >= 1)) return usage("--tolerance must be at least 1");
+    } else if (!std::strcmp(argv[i], "--record") && i + 1 < argc) {
+      record_path = argv[++i];
+    } else if (!std::strcmp(argv[i], "--judge") && i + 1 < argc) {
+      judge_path = argv[++i];
+    } else if (!gc::parse_measure_spec(argv[i], &spec, &why)) {
+      return usage(why);
     }
   }
+  if (!judge_path.empty()) return judge_file(judge_path, tolerance);
+
   gshmem_init();
   const bool talk = gshmem_my_pe() == 0;
   const gc::TeamShape shape = gc::team_shape(GSHMEM_TEAM_WORLD);
@@ -58,54 +187,17 @@ int main(int argc, char** argv) {
         spec.reps, tolerance);
   }
   const gc::CalTable fresh = gc::measure_world(spec, talk ? stdout : nullptr);
-  int worst_status = 0;
-  double worst = 1, worst_model = 1;
+  int status = 0;
   if (talk) {
-    gc::Coll last = gc::Coll(255);
-    for (const gc::CalCurve& first : fresh.curves) {
-      if (first.coll == last) continue;
-      last = first.coll;
-      std::printf("\n# %s\n%10s %-12s %10s %-12s %10s %7s | %-12s %7s\n", gc::coll_name(last),
-                  "bytes", "chosen", "us", "best", "us", "ratio", "constants", "ratio");
-      for (size_t k = 0; k < first.points.size(); ++k) {
-        const uint64_t bytes = first.points[k].first;
-        // The best candidate measured at this size.
-        const gc::CalCurve* best = nullptr;
-        for (const gc::CalCurve& c : fresh.curves) {
-          if (c.coll == last && k < c.points.size() &&
-              (!best || c.points[k].second < best->points[k].second)) {
-            best = &c;
-          }
-        }
-        auto time_of = [&](const gc::Plan& p) {
-          const gc::CalCurve* c = fresh.find(last, p.algo, p.proto);
-          return c && k < c->points.size() ? c->points[k].second : -1.0;
-        };
-        gc::Overrides as_run, model;
-        model.use_calibration = false;
-        const gc::Plan p = gc::make_plan(last, shape, bytes, as_run);
-        const gc::Plan m = gc::make_plan(last, shape, bytes, model);
-        const double t = time_of(p), tm = time_of(m), tb = best->points[k].second;
-        const double ratio = t > 0 ? t / tb : 99, ratio_m = tm > 0 ? tm / tb : 99;
-        worst = std::max(worst, ratio);
-        worst_model = std::max(worst_model, ratio_m);
-        if (ratio > tolerance) worst_status = 1;
-        std::printf("%10llu %-12s %10.2f %-12s %10.2f %7.2f%s| %-12s %7.2f\n",
-                    (unsigned long long)bytes, name_of(p.algo, p.proto).c_str(), t,
-                    name_of(best->algo, best->proto).c_str(), tb, ratio,
-                    ratio > tolerance ? "*" : " ", name_of(m.algo, m.proto).c_str(), ratio_m);
-      }
-    }
-    std::printf("\n# worst ratio: %.2f with the planner as run, %.2f with the constants: %s\n",
-                worst, worst_model,
-                worst_status ? "target missed (* rows)" : "every choice within the target");
+    status = judge(fresh, shape, tolerance);
+    if (!record_path.empty() && !record(record_path, fresh)) status = 2;
   }
   // Every PE exits with PE 0's verdict.
-  auto* status = static_cast<int32_t*>(gshmem_malloc(2 * sizeof(int32_t)));
-  status[0] = worst_status;
-  gshmem_broadcast(GSHMEM_TEAM_WORLD, status + 1, status, 1, GSHMEM_INT32, 0, nullptr);
-  worst_status = status[1];
-  gshmem_free(status);
+  auto* verdict = static_cast<int32_t*>(gshmem_malloc(2 * sizeof(int32_t)));
+  verdict[0] = status;
+  gshmem_broadcast(GSHMEM_TEAM_WORLD, verdict + 1, verdict, 1, GSHMEM_INT32, 0, nullptr);
+  status = verdict[1];
+  gshmem_free(verdict);
   gshmem_finalize();
-  return worst_status;
+  return status;
 }

@@ -336,6 +336,13 @@ TEST(Calibration, FileRoundTripAndHostileText) {
       "table n=2\nend\ntable n=2\nend\n",        // two tables for one shape
       "allreduce ring simple 8:1\n",             // outside a table
       "\x01\x02\x03 garbage\n",
+      "table n=2\nend\n",                                    // no curves
+      "table n=2\nallreduce ring simple 8:1\nrun 2\nend\n",  // runs count up from 1
+      "table n=2\nallreduce ring simple 8:1\nrun 1\nend\n",  // a run without curves
+      "table n=2\nrun 1\nallreduce ring simple 8:1\nend\n",  // run 0 without curves
+      "table n=2\nallreduce ring simple 8:1\nrun 1.5\n",     // not a count
+      "table n=2\nallreduce ring simple 8:1\nrun\nend\n",    // no number
+      "run 1\n",                                             // outside a table
   };
   for (const char* h : hostile) {
     gc::Calibration bad;
@@ -416,6 +423,113 @@ TEST(Calibration, MeasuredTimesDecideThePlan) {
   EXPECT_DOUBLE_EQ(gc::link_cost(gc::LinkClass::HostMemory).alpha_us,
                    gc::default_link_cost(gc::LinkClass::HostMemory).alpha_us);
   EXPECT_FALSE(gc::make_plan(gc::Coll::AllReduce, two, 1024, none).measured);
+}
+
+// Each calibration job is a run of the table: runs survive the file, the newest kKeptRuns are
+// kept, fresh=1 forgets the earlier runs of the collectives it measured, and the file refuses
+// more runs than kMaxRuns.
+TEST(Calibration, RunsRoundTripAndKeepTheNewest) {
+  gc::TeamShape two = shape(1, 2, gc::LinkClass::HostMemory, gc::LinkClass::Tcp, false);
+  auto job = [&](double ring_us, bool with_broadcast) {
+    gc::CalTable t{gc::shape_key(two), {}};
+    t.curves.push_back(
+        {gc::Coll::AllReduce, gc::Algo::Ring, gc::Proto::Simple, {{8, ring_us}, {1024, 2}}});
+    if (with_broadcast) {
+      t.curves.push_back(
+          {gc::Coll::Broadcast, gc::Algo::Direct, gc::Proto::Simple, {{8, 1}, {1024, 3}}});
+    }
+    return t;
+  };
+  gc::CalTable t = job(1, true);
+  t.add_run(job(2, false));
+  EXPECT_EQ(t.runs, 2);
+  gc::Calibration c;
+  c.tables.push_back(t);
+  std::string why;
+  gc::Calibration back;
+  ASSERT_TRUE(gc::parse_calibration(gc::format_calibration(c), &back, &why)) << why;
+  const gc::CalTable& b = back.tables.at(0);
+  EXPECT_EQ(b.runs, 2);
+  ASSERT_NE(b.find(gc::Coll::AllReduce, gc::Algo::Ring, gc::Proto::Simple, 1), nullptr);
+  EXPECT_DOUBLE_EQ(
+      b.find(gc::Coll::AllReduce, gc::Algo::Ring, gc::Proto::Simple, 1)->points[0].second, 2);
+  EXPECT_EQ(b.find(gc::Coll::Broadcast, gc::Algo::Direct, gc::Proto::Simple, 1), nullptr);
+  EXPECT_DOUBLE_EQ(b.typical(gc::Coll::AllReduce, gc::Algo::Ring, gc::Proto::Simple, 8), 1.5);
+
+  // Six jobs: the newest four stay, renumbered from 0.
+  for (int i = 3; i <= 6; ++i) t.add_run(job(i, false));
+  EXPECT_EQ(t.runs, gc::kKeptRuns);
+  EXPECT_EQ(t.find(gc::Coll::AllReduce, gc::Algo::Ring, gc::Proto::Simple, 0)->points[0].second, 3);
+  EXPECT_EQ(t.find(gc::Coll::AllReduce, gc::Algo::Ring, gc::Proto::Simple, 3)->points[0].second, 6);
+  EXPECT_FALSE(t.covers(gc::Coll::Broadcast));  // it was only in the oldest run
+
+  // fresh: the AllReduce runs go, the Broadcast curve (not measured now) stays in its run.
+  gc::CalTable f = job(1, true);
+  f.add_run(job(2, false));
+  f.add_run(job(7, false), true);
+  EXPECT_EQ(f.runs, 2);
+  EXPECT_NE(f.find(gc::Coll::Broadcast, gc::Algo::Direct, gc::Proto::Simple, 0), nullptr);
+  EXPECT_EQ(f.find(gc::Coll::AllReduce, gc::Algo::Ring, gc::Proto::Simple, 0), nullptr);
+  EXPECT_EQ(f.find(gc::Coll::AllReduce, gc::Algo::Ring, gc::Proto::Simple, 1)->points[0].second, 7);
+
+  std::string many = "table n=2\nallreduce ring simple 8:1\n";
+  for (int r = 1; r < gc::kMaxRuns; ++r) {
+    many += "run " + std::to_string(r) + "\nallreduce ring simple 8:1\n";
+  }
+  EXPECT_TRUE(gc::parse_calibration(many + "end\n", &back, &why)) << why;
+  many += "run " + std::to_string(gc::kMaxRuns) + "\nallreduce ring simple 8:1\nend\n";
+  EXPECT_FALSE(gc::parse_calibration(many, &back, &why));
+}
+
+// The planner chooses, over a table's runs, the candidate whose median loss against each run's
+// fastest is least: one run's slow spell does not decide, and with two runs a candidate far behind
+// in one loses to one never far behind.
+TEST(Calibration, ChoiceLosesLeastOverRuns) {
+  gc::TeamShape four = shape(1, 4, gc::LinkClass::HostMemory, gc::LinkClass::Tcp, false);
+  auto job = [&](double direct_us, double direct2_us) {
+    gc::CalTable t{gc::shape_key(four), {}};
+    t.curves.push_back({gc::Coll::AllReduce,
+                        gc::Algo::Direct,
+                        gc::Proto::Simple,
+                        {{8, 100}, {1u << 20, direct_us}}});
+    t.curves.push_back({gc::Coll::AllReduce,
+                        gc::Algo::Direct2,
+                        gc::Proto::Simple,
+                        {{8, 100}, {1u << 20, direct2_us}}});
+    return t;
+  };
+  const std::vector<std::pair<gc::Algo, gc::Proto>> cands = {
+      {gc::Algo::Direct, gc::Proto::Simple}, {gc::Algo::Direct2, gc::Proto::Simple}};
+  double us = 0;
+  // One run: the fastest.
+  gc::CalTable t = job(115, 110);
+  EXPECT_EQ(t.choose(gc::Coll::AllReduce, cands, 1u << 20, &us), 1);
+  EXPECT_DOUBLE_EQ(us, 110);
+  t = job(30, 36);
+  EXPECT_EQ(t.choose(gc::Coll::AllReduce, cands, 1u << 20, &us), 0);
+  // Direct wins one job by 1.2x and loses the other by 1.8x: direct2 loses less (1.1 to 1.4).
+  t.add_run(job(117, 65));
+  EXPECT_EQ(t.choose(gc::Coll::AllReduce, cands, 1u << 20, &us), 1);
+  EXPECT_DOUBLE_EQ(us, (36 + 65) / 2.0);  // its median time
+  // Three runs, direct2 fastest in two and slow in one (a noisy spell): still direct2, where the
+  // slowest run alone would have chosen direct.
+  gc::CalTable three = job(100, 60);
+  three.add_run(job(100, 62));
+  three.add_run(job(100, 200));
+  EXPECT_EQ(three.choose(gc::Coll::AllReduce, cands, 1u << 20, &us), 1);
+  EXPECT_DOUBLE_EQ(us, 62);
+  // A candidate measured in no run is never chosen; none measured: -1.
+  const std::vector<std::pair<gc::Algo, gc::Proto>> ring = {{gc::Algo::Ring, gc::Proto::Simple}};
+  EXPECT_EQ(t.choose(gc::Coll::AllReduce, ring, 1u << 20, &us), -1);
+
+  // make_plan goes by it.
+  auto cal = std::make_unique<gc::Calibration>();
+  cal->tables.push_back(t);
+  gc::install_calibration(std::move(cal));
+  gc::Overrides o;
+  EXPECT_EQ(gc::make_plan(gc::Coll::AllReduce, four, 1u << 20, o).algo, gc::Algo::Direct2);
+  EXPECT_TRUE(gc::make_plan(gc::Coll::AllReduce, four, 1u << 20, o).measured);
+  gc::install_calibration(nullptr);
 }
 
 // The fit recovers the link costs that generated the measurements.

@@ -39,14 +39,22 @@ expect "$GSHMEM_CALIBRATION_FILE" '^broadcast ' "no Broadcast curve"
 expect "$GSHMEM_CALIBRATION_FILE" '^link host alpha_us=' "no fitted host link"
 expect "$tmp/cal.out" 'fitted host' "--calibrate did not report the fit"
 
-# A second run merges (each point keeps the slower time); fresh=1 replaces.
+# A second job is a second run of the table (the planner weighs both); fresh=1 replaces the
+# earlier runs of the collectives it measures and keeps the others.
 must "$tmp/again.out" "a second --calibrate" \
   "$run" -n 2 --timeout 120 "$info" --calibrate op=allreduce,sizes=8-64,reps=1
-expect "$tmp/again.out" 'merged with the earlier run' "the second run did not merge"
-expect "$GSHMEM_CALIBRATION_FILE" '^broadcast ' "merging lost the Broadcast curves"
+expect "$tmp/again.out" 'added as run 2 of the 4' "the second job did not add a run"
+expect "$GSHMEM_CALIBRATION_FILE" '^run 1$' "no second run in the file"
+expect "$GSHMEM_CALIBRATION_FILE" '^broadcast ' "the second run lost the Broadcast curves"
+"$info" --plan "n=2,oversubscribed=$(sed -nE 's/^table n=2,nodes=1,.*oversubscribed=([01])$/\1/p' \
+  "$GSHMEM_CALIBRATION_FILE"),op=allreduce,sizes=8-64" >"$tmp/runs.out" 2>&1
+expect "$tmp/runs.out" 'runs: 2 calibration jobs' "--plan does not say it weighs 2 runs"
 must "$tmp/fresh.out" "fresh=1" \
   "$run" -n 2 --timeout 120 "$info" --calibrate op=allreduce,sizes=8-64,reps=1,fresh=1
-if grep -q 'merged' "$tmp/fresh.out"; then fail "fresh=1 merged"; fi
+expect "$tmp/fresh.out" 'replaced the earlier runs' "fresh=1 did not say it replaced"
+[[ $(grep -c '^allreduce direct simple ' "$GSHMEM_CALIBRATION_FILE") -eq 1 ]] ||
+  fail "fresh=1 kept an earlier AllReduce run"$'\n'"$(cat "$GSHMEM_CALIBRATION_FILE")"
+expect "$GSHMEM_CALIBRATION_FILE" '^broadcast ' "fresh=1 lost the Broadcast curves"
 
 # --plan on the shape measured: the table decides; the shape's oversubscription is the job's.
 over=$(sed -nE 's/^table n=2,nodes=1,.*oversubscribed=([01])$/\1/p' "$GSHMEM_CALIBRATION_FILE")
@@ -70,6 +78,20 @@ rc=$?
 ((rc <= 1)) || { cat "$tmp/check.out"; fail "gshmem_planner_check exited $rc"; }
 expect "$tmp/check.out" '^# worst ratio: [0-9.]+ with the planner as run' "no verdict"
 expect "$tmp/check.out" "planner: calibration $GSHMEM_CALIBRATION_FILE" "the check did not use it"
+# Two check jobs recorded as runs, judged on their median outside a job.
+for k in 1 2; do
+  "$run" -n 2 --timeout 120 "$check" op=broadcast,sizes=8-1K,reps=1 --record "$tmp/runs.txt" \
+    >"$tmp/rec.out" 2>&1
+  (($? <= 1)) || { cat "$tmp/rec.out"; fail "gshmem_planner_check --record (job $k)"; }
+done
+expect "$tmp/runs.txt" '^run 1$' "--record did not add the second job as a run"
+"$check" --judge "$tmp/runs.txt" >"$tmp/judge.out" 2>&1
+rc=$?
+((rc <= 1)) || { cat "$tmp/judge.out"; fail "gshmem_planner_check --judge exited $rc"; }
+expect "$tmp/judge.out" 'median time over 2 check job' "--judge did not take the median of 2 jobs"
+expect "$tmp/judge.out" '^# worst ratio: [0-9.]+ with the planner as run' "--judge gave no verdict"
+"$check" --judge "$tmp/no-such-file.txt" >"$tmp/nojudge.out" 2>&1
+[[ $? -eq 2 ]] || { cat "$tmp/nojudge.out"; fail "--judge of a missing file: expected status 2"; }
 
 # Two virtual nodes: a multi-node table and the network's fitted costs, the node's kept.
 must "$tmp/net.out" "--calibrate across nodes" \
