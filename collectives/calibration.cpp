@@ -28,21 +28,20 @@ const CalCurve* CalTable::find(Coll coll, Algo algo, Proto proto, int run) const
 
 namespace {
 
-// The middle value (the mean of the middle two of an even count); `v` is reordered.
-double median(std::vector<double>& v) {
-  std::sort(v.begin(), v.end());
-  const size_t n = v.size();
-  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+double mean(const std::vector<double>& v) {
+  double sum = 0;
+  for (double x : v) sum += x;
+  return sum / double(v.size());
 }
 
 }  // namespace
 
-double CalTable::typical(Coll coll, Algo algo, Proto proto, uint64_t bytes) const {
+double CalTable::mean_us(Coll coll, Algo algo, Proto proto, uint64_t bytes) const {
   std::vector<double> t;
   for (const CalCurve& c : curves) {
     if (c.coll == coll && c.algo == algo && c.proto == proto) t.push_back(interpolate(c, bytes));
   }
-  return t.empty() ? -1 : median(t);
+  return t.empty() ? -1 : mean(t);
 }
 
 int CalTable::choose(Coll coll, const std::vector<std::pair<Algo, Proto>>& cands, uint64_t bytes,
@@ -72,7 +71,7 @@ int CalTable::choose(Coll coll, const std::vector<std::pair<Algo, Proto>>& cands
       own.push_back(t);
     }
     if (losses.empty()) continue;
-    const double loss = median(losses), t = median(own);
+    const double loss = mean(losses), t = mean(own);
     // Losses within 0.1% of each other are a tie.
     const bool better =
         chosen < 0 || loss < chosen_loss * 0.999 || (loss <= chosen_loss * 1.001 && t < chosen_us);

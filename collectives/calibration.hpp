@@ -7,12 +7,12 @@
 // sizes); for other shapes it uses the model with the fitted link costs; with no file, the model's
 // constants (kLinkCosts). GSHMEM_CALIBRATION=off ignores the file.
 //
-// The machine does not keep one speed: on a shared host which of two algorithms is faster can
-// change between jobs (measured: 4 PEs on 2 cores, AllReduce 1 MiB, direct2 65 us in most jobs and
-// 110 us in some, direct 115 us in both), and a noisy spell can slow one candidate in one job. So
-// a table keeps each calibration job as a run of its own (the last kKeptRuns), and the planner
-// chooses the candidate whose median loss against each run's fastest is least: with one run,
-// simply the fastest; with three, one run's outlier does not decide.
+// The machine does not keep one speed: on a shared host an algorithm can be fast in most jobs and
+// several times slower in some (measured, 2 PEs on 2 cores, AllReduce 512 KiB: direct 14-17 us in
+// 8 of 8 jobs; direct2 14 us in 6 and 48 us in 2), and which of two is faster can change between
+// jobs. So a table keeps each calibration job as a run of its own (the last kKeptRuns), and the
+// planner chooses the candidate whose mean loss against each run's fastest is least: the least
+// expected slowdown over the machine states the runs saw. With one run, simply the fastest.
 #pragma once
 
 #include <cstdint>
@@ -48,11 +48,11 @@ struct CalTable {
 
   const CalCurve* find(Coll coll, Algo algo, Proto proto, int run = 0) const;
   bool covers(Coll coll) const;
-  // The candidate's median time at `bytes` over the runs that measured it; -1 if none did.
-  double typical(Coll coll, Algo algo, Proto proto, uint64_t bytes) const;
-  // Of `cands`, the index of the one the runs favour at `bytes`: the least median loss against
-  // each run's fastest candidate (its time / that run's least), ties to the lesser median time;
-  // -1 when no candidate was measured. *us: its median time (typical()).
+  // The candidate's mean time at `bytes` over the runs that measured it; -1 if none did.
+  double mean_us(Coll coll, Algo algo, Proto proto, uint64_t bytes) const;
+  // Of `cands`, the index of the one the runs favour at `bytes`: the least mean loss against
+  // each run's fastest candidate (its time / that run's least), ties to the lesser mean time;
+  // -1 when no candidate was measured. *us: its mean time (mean_us()).
   int choose(Coll coll, const std::vector<std::pair<Algo, Proto>>& cands, uint64_t bytes,
              double* us) const;
   // Adds `job`'s curves (one calibration job) as the newest run. fresh: first forgets the

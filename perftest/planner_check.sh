@@ -4,7 +4,7 @@
 # protocol) and write a calibration file; then gshmem_planner_check jobs, new jobs that plan with
 # that file, measure every candidate again, and `gshmem_planner_check --judge` compares the time of
 # the candidate the planner chooses with the best one at every size, each candidate's time the
-# median over the check jobs. The same rows show what the model's constants would have chosen.
+# mean over the check jobs. The same rows show what the model's constants would have chosen.
 #
 #   perftest/planner_check.sh BUILD_DIR [options]
 #     -p "2 4"            PE counts (default "2 4")
@@ -15,11 +15,11 @@
 #     -s 8-64M            sizes (default 8-64M: coll_compare.sh's latency and bandwidth sweeps)
 #     -R 3                repeats of every measurement in a job (best of)
 #     -J 3                calibration jobs, each a run of the table: the planner chooses the
-#                         candidate whose median loss against each run's fastest is least, so
-#                         one job's slow spell does not decide
+#                         candidate whose mean loss against each run's fastest is least (the
+#                         least expected slowdown), not the one that won a single job
 #     -K 3                check jobs: on a shared machine the faster of two close candidates
 #                         changes from job to job (10-20% here), so one job is one sample; the
-#                         verdict compares each candidate's median over the K jobs
+#                         verdict compares each candidate's mean over the K jobs
 #     --tolerance 1.10    the target: chosen time / best time at every size
 #     --cache             write this host's real calibration file (the one later jobs use);
 #                         by default a temporary one
@@ -109,7 +109,7 @@ for n in $pes; do
       jobs_worst+="${jobs_worst:+ }${worst:-?}"
     done
     if ((rc < 2)); then
-      echo "## $n PEs, $layout: gshmem_planner_check --judge (each candidate's median over the $checks check jobs)"
+      echo "## $n PEs, $layout: gshmem_planner_check --judge (each candidate's mean over the $checks check jobs)"
       "$check" --judge "$record" --tolerance "$tolerance" | tee "$out/check.txt"
       rc=${PIPESTATUS[0]}
     fi
@@ -123,6 +123,6 @@ for n in $pes; do
   done
 done
 echo
-echo "# Summary (target: chosen/best <= $tolerance at every size, times the median of $checks check jobs)"
+echo "# Summary (target: chosen/best <= $tolerance at every size, times the mean of $checks check jobs)"
 printf '%s\n' "${summary[@]}"
 exit $status

@@ -11,7 +11,7 @@
 // On a shared machine one job's measurement is one sample of it: which of two close candidates
 // is faster can change from job to job. --record adds this job's measurements to FILE as a run
 // (the calibration file's format, one run per job); --judge, outside a job, compares the planner's
-// choices (with the calibration the jobs used) with each candidate's median time over the
+// choices (with the calibration the jobs used) with each candidate's mean time over the
 // recorded runs.
 //
 // Exit status: 0 every chosen candidate within the tolerance of the best, 1 one is not, 2 bad
@@ -39,7 +39,7 @@ std::string name_of(gc::Algo a, gc::Proto p) {
 }
 
 // Prints, per collective and size of `measured`, the planner's choice on `shape` against the
-// candidate with the least time (each candidate's median over the table's runs). Returns 1 when
+// candidate with the least time (each candidate's mean over the table's runs). Returns 1 when
 // a choice is slower than the best by more than `tolerance`.
 int judge(const gc::CalTable& measured, const gc::TeamShape& shape, double tolerance) {
   int status = 0;
@@ -66,7 +66,7 @@ int judge(const gc::CalTable& measured, const gc::TeamShape& shape, double toler
       size_t best = 0;
       std::vector<double> t(cands.size());
       for (size_t i = 0; i < cands.size(); ++i) {
-        t[i] = measured.typical(coll, cands[i].first, cands[i].second, bytes);
+        t[i] = measured.mean_us(coll, cands[i].first, cands[i].second, bytes);
         if (t[i] >= 0 && (t[best] < 0 || t[i] < t[best])) best = i;
       }
       auto time_of = [&](const gc::Plan& p) {
@@ -120,7 +120,7 @@ int judge_file(const std::string& path, double tolerance) {
   const gc::Calibration* cal = gc::installed_calibration();
   std::printf(
       "# gshmem_planner_check --judge %s: %s\n# planner: %s\n"
-      "# each candidate's median time over %d check job(s); ratio = the chosen candidate's / "
+      "# each candidate's mean time over %d check job(s); ratio = the chosen candidate's / "
       "the best's; target <= %.2f\n",
       path.c_str(), measured.shape.c_str(),
       cal ? ("calibration " + cal->origin).c_str() : "no calibration (the model's constants)",

@@ -454,7 +454,7 @@ TEST(Calibration, RunsRoundTripAndKeepTheNewest) {
   EXPECT_DOUBLE_EQ(
       b.find(gc::Coll::AllReduce, gc::Algo::Ring, gc::Proto::Simple, 1)->points[0].second, 2);
   EXPECT_EQ(b.find(gc::Coll::Broadcast, gc::Algo::Direct, gc::Proto::Simple, 1), nullptr);
-  EXPECT_DOUBLE_EQ(b.typical(gc::Coll::AllReduce, gc::Algo::Ring, gc::Proto::Simple, 8), 1.5);
+  EXPECT_DOUBLE_EQ(b.mean_us(gc::Coll::AllReduce, gc::Algo::Ring, gc::Proto::Simple, 8), 1.5);
 
   // Six jobs: the newest four stay, renumbered from 0.
   for (int i = 3; i <= 6; ++i) t.add_run(job(i, false));
@@ -481,9 +481,9 @@ TEST(Calibration, RunsRoundTripAndKeepTheNewest) {
   EXPECT_FALSE(gc::parse_calibration(many, &back, &why));
 }
 
-// The planner chooses, over a table's runs, the candidate whose median loss against each run's
-// fastest is least: one run's slow spell does not decide, and with two runs a candidate far behind
-// in one loses to one never far behind.
+// The planner chooses, over a table's runs, the candidate whose mean loss against each run's
+// fastest is least: one that is several times slower in some jobs loses to a steady one, and one
+// far behind in one job loses to one never far behind.
 TEST(Calibration, ChoiceLosesLeastOverRuns) {
   gc::TeamShape four = shape(1, 4, gc::LinkClass::HostMemory, gc::LinkClass::Tcp, false);
   auto job = [&](double direct_us, double direct2_us) {
@@ -510,14 +510,15 @@ TEST(Calibration, ChoiceLosesLeastOverRuns) {
   // Direct wins one job by 1.2x and loses the other by 1.8x: direct2 loses less (1.1 to 1.4).
   t.add_run(job(117, 65));
   EXPECT_EQ(t.choose(gc::Coll::AllReduce, cands, 1u << 20, &us), 1);
-  EXPECT_DOUBLE_EQ(us, (36 + 65) / 2.0);  // its median time
-  // Three runs, direct2 fastest in two and slow in one (a noisy spell): still direct2, where the
-  // slowest run alone would have chosen direct.
-  gc::CalTable three = job(100, 60);
-  three.add_run(job(100, 62));
-  three.add_run(job(100, 200));
-  EXPECT_EQ(three.choose(gc::Coll::AllReduce, cands, 1u << 20, &us), 1);
-  EXPECT_DOUBLE_EQ(us, 62);
+  EXPECT_DOUBLE_EQ(us, (36 + 65) / 2.0);  // its mean time
+  // Direct2 as fast as direct in three jobs and 3.4x slower in a fourth (2 PEs, AllReduce 512 KiB
+  // on a shared host): the steady direct, where the fastest in most jobs would be direct2.
+  gc::CalTable four_jobs = job(15, 14);
+  four_jobs.add_run(job(16, 14));
+  four_jobs.add_run(job(14, 13.9));
+  four_jobs.add_run(job(15, 48));
+  EXPECT_EQ(four_jobs.choose(gc::Coll::AllReduce, cands, 1u << 20, &us), 0);
+  EXPECT_DOUBLE_EQ(us, 15);
   // A candidate measured in no run is never chosen; none measured: -1.
   const std::vector<std::pair<gc::Algo, gc::Proto>> ring = {{gc::Algo::Ring, gc::Proto::Simple}};
   EXPECT_EQ(t.choose(gc::Coll::AllReduce, ring, 1u << 20, &us), -1);
