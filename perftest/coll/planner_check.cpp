@@ -144,7 +144,7 @@ bool record(const std::string& path, const gc::CalTable& job) {
                  path.c_str(), runs->tables.front().shape.c_str(), job.shape.c_str());
     return false;
   } else {
-    runs->tables.front().add_run(job, false, gc::kMaxRuns - 1);
+    runs->tables.front().add_run(job, false, gc::kMaxRuns);
   }
   if (!gc::write_calibration_file(path, *runs, &why)) {
     std::fprintf(stderr, "gshmem_planner_check --record: %s\n", why.c_str());
