@@ -7,6 +7,7 @@
 #include <cinttypes>
 #include <cstdarg>
 #include <cstring>
+#include <memory>
 #include <mutex>
 #include <set>
 #include <string>
@@ -141,11 +142,41 @@ struct ShapeCache {
   TeamShape shape[GSHMEM_MAX_TEAMS];
   uint64_t gen[GSHMEM_MAX_TEAMS] = {};  // bumped whenever a slot's shape is recomputed
 };
-thread_local ShapeCache t_shapes;
 
-const TeamShape& cached_shape(Runtime& rt, gshmem_team_t team, const TeamInfo& t,
+struct PlanEntry {
+  int team = -1, coll = -1;
+  uint64_t bytes = 0, shape_gen = 0, settings_gen = 0;
+  const Calibration* calibration = nullptr;  // the one installed when the plan was made
+  Plan plan;
+  std::string note;
+};
+
+struct CallCache {
+  ShapeCache shapes;
+  PlanEntry plans[16];
+};
+
+// This thread's CallCache. A thread_local of a shared library costs a __tls_get_addr call per
+// access (5% of a 2-PE broadcast's cycles when the shapes and the plans were two of them), so a
+// call takes it once. (The initial-exec model would make it a load, but it puts all of the
+// library's thread_locals in static TLS, and a dlopen'ed libgshmem then fails to load after
+// torch: "cannot allocate memory in static TLS block".)
+CallCache& call_cache() {
+  static thread_local CallCache* cache = nullptr;
+  if (__builtin_expect(cache == nullptr, 0)) {
+    // Owns this thread's cache and frees it when the thread ends.
+    struct Owner {
+      std::unique_ptr<CallCache> c = std::make_unique<CallCache>();
+      ~Owner() { cache = nullptr; }
+    };
+    static thread_local Owner owner;
+    cache = owner.c.get();
+  }
+  return *cache;
+}
+
+const TeamShape& cached_shape(ShapeCache& c, Runtime& rt, gshmem_team_t team, const TeamInfo& t,
                               uint64_t* gen = nullptr) {
-  ShapeCache& c = t_shapes;
   size_t i = size_t(team);
   if (c.rt[i] != &rt || std::memcmp(&c.info[i], &t, sizeof t) != 0) {
     c.shape[i] = shape_of(rt, t);
@@ -156,15 +187,6 @@ const TeamShape& cached_shape(Runtime& rt, gshmem_team_t team, const TeamInfo& t
   if (gen) *gen = c.gen[i];
   return c.shape[i];
 }
-
-struct PlanEntry {
-  int team = -1, coll = -1;
-  uint64_t bytes = 0, shape_gen = 0, settings_gen = 0;
-  const Calibration* calibration = nullptr;  // the one installed when the plan was made
-  Plan plan;
-  std::string note;
-};
-thread_local PlanEntry t_plans[16];
 
 enum Buffers : unsigned { kSrc = 1, kDst = 2 };
 
@@ -253,10 +275,11 @@ int check(const Request& q, Runtime* rt, const TeamInfo** t, HostReducer* r) {
 // call's shape was seen before; logged once per call shape at GSHMEM_DEBUG=INFO.
 Plan plan_call(const Request& q, Runtime& rt, const TeamInfo& t, uint64_t size) {
   uint64_t shape_gen = 0;
-  const TeamShape& shape = cached_shape(rt, q.team, t, &shape_gen);
+  CallCache& cache = call_cache();
+  const TeamShape& shape = cached_shape(cache.shapes, rt, q.team, t, &shape_gen);
   Settings& st = settings();
   const uint64_t settings_gen = st.gen.load(std::memory_order_relaxed);
-  PlanEntry& e = t_plans[(size_t(q.team) * 7 + size_t(q.coll) * 3 + size_t(size) / 64) % 16];
+  PlanEntry& e = cache.plans[(size_t(q.team) * 7 + size_t(q.coll) * 3 + size_t(size) / 64) % 16];
   const Calibration* cal = installed_calibration();
   if (e.team != int(q.team) || e.coll != int(q.coll) || e.bytes != size ||
       e.shape_gen != shape_gen || e.settings_gen != settings_gen || e.calibration != cal) {
@@ -441,7 +464,8 @@ int run(const Request& q) {
   ws.algo = plan.algo;
   ws.sub = plan.sub;
   ws.proto = plan.proto;
-  ws.node_size = plan.algo == Algo::Hier ? cached_shape(*rt, q.team, *t).ppn : 0;
+  ws.node_size =
+      plan.algo == Algo::Hier ? cached_shape(call_cache().shapes, *rt, q.team, *t).ppn : 0;
   ws.seq = 0;
 
   CallArgs a{};
@@ -488,7 +512,7 @@ void launch_call(gpu::Queue&, const char* call, const GpuCall&) {
 TeamShape team_shape(gshmem_team_t team) {
   Runtime* rt = gshmem::detail::default_runtime();
   const TeamInfo* t = rt ? rt->teams().find(team) : nullptr;
-  return t ? cached_shape(*rt, team, *t) : TeamShape{0, 0, 0};
+  return t ? cached_shape(call_cache().shapes, *rt, team, *t) : TeamShape{0, 0, 0};
 }
 
 Plan plan_for(Coll coll, gshmem_team_t team, uint64_t bytes) {
