@@ -7,7 +7,7 @@
 // fence). The reader polls the tag in its own memory, then uses the data where it lies. No acks:
 // a reader that has used a round stores how far it has read in its own `done` word, and a writer
 // loads that word only when the ring it writes is full. A PE runs ahead of its slowest reader by
-// as many messages as the ring holds (128 small ones), where the simple protocol's two pool
+// as many messages as the ring holds (256 or 512 small ones), where the simple protocol's two pool
 // halves allow one call: a Broadcast root does not wait for its readers while they keep up.
 //
 // Buffers (the end of the team's collective area, workspace.cuh, zeroed when the team is made):
@@ -15,7 +15,8 @@
 //         goes (both this PE's own counts); at +64 `done`, the cell count this PE has read up to
 //         (peers load it); at +128 seen[kLLMaxMembers], the last value of each member's `done`
 //         this PE loaded;
-//   rings: one per source member (index in the team), kLLRingBytes in 64-byte cells. Every
+//   rings: one per source member (index in the team), ll_ring_bytes(job's PEs) in 64-byte cells
+//         (workspace.cuh: 256 or 512 cells, so a writer runs that many small messages ahead). Every
 //         round takes the same cells in every ring (the cells its largest message needs; a
 //         message does not wrap around the end), so one count places it for every pair.
 // A message is the tag (the round number, from 1) in its first cell's first word, then its data
@@ -37,11 +38,12 @@
 namespace gshmem::coll {
 
 inline constexpr uint64_t kLLCell = 64;
-inline constexpr uint64_t kLLCells = kLLRingBytes / kLLCell;
 // Where a message's data starts (16-byte aligned, for the widest element); the most one round's
-// message may carry (half the ring, so that two rounds are in flight).
+// message may carry (4 KiB with its tag, so that at least four rounds are in flight; larger rounds
+// would only move the sizes where the planner leaves LL).
 inline constexpr uint64_t kLLDataAt = 16;
-inline constexpr uint64_t kLLPayloadBytes = kLLRingBytes / 2 - kLLDataAt;
+inline constexpr uint64_t kLLPayloadBytes = 4096 - kLLDataAt;
+static_assert(4 * (kLLDataAt + kLLPayloadBytes) <= kLLMinRingBytes);
 
 namespace detail {
 
@@ -63,9 +65,15 @@ GSHMEM_HD GSHMEM_INLINE LLHead* ll_head(const Workspace& ws) {
   return reinterpret_cast<LLHead*>(ws.c.heap.base + ll_off(ws));
 }
 
+// Cells per ring in this job (a power of two).
+GSHMEM_HD GSHMEM_INLINE uint64_t ll_cells(const Workspace& ws) {
+  return ll_ring_bytes(ws.flag_stride) / kLLCell;
+}
+
 // Offset (from the LL buffers' start) of cell `cell` (a running count) of source src's ring.
-GSHMEM_HD GSHMEM_INLINE uint64_t ll_cell_off(int src, uint64_t cell) {
-  return kLLHeadBytes + uint64_t(src) * kLLRingBytes + (cell % kLLCells) * kLLCell;
+GSHMEM_HD GSHMEM_INLINE uint64_t ll_cell_off(const Workspace& ws, int src, uint64_t cell) {
+  const uint64_t cells = ll_cells(ws);
+  return kLLHeadBytes + uint64_t(src) * cells * kLLCell + (cell & (cells - 1)) * kLLCell;
 }
 
 // One round: its tag and the cells [first, end) its messages take, in every ring.
@@ -76,17 +84,19 @@ struct LLRound {
 
 // The rounds of a call: up to `per` elements of `count` in each.
 struct LLRounds {
-  LLRound start;  // before the call's first round: the team's last tag and next cell
-  uint64_t per;   // elements per round
-  uint64_t n;     // rounds
+  LLRound start;   // before the call's first round: the team's last tag and next cell
+  uint64_t per;    // elements per round
+  uint64_t n;      // rounds
+  uint64_t cells;  // per ring (ll_cells)
 };
 
 // Round k's place, after the round before it (the first: after the call's counts) placed at
-// `prev`, for messages of `bytes`.
-GSHMEM_HD GSHMEM_INLINE LLRound ll_next(const LLRound& prev, uint64_t bytes) {
+// `prev`, for messages of `bytes` in rings of `ring_cells`.
+GSHMEM_HD GSHMEM_INLINE LLRound ll_next(const LLRound& prev, uint64_t bytes, uint64_t ring_cells) {
   const uint64_t cells = ceil_div(kLLDataAt + bytes, kLLCell);
   uint64_t cell = prev.end;
-  if (cell % kLLCells + cells > kLLCells) cell += kLLCells - cell % kLLCells;  // no wrapping
+  const uint64_t at = cell & (ring_cells - 1);
+  if (at + cells > ring_cells) cell += ring_cells - at;  // no wrapping
   return {prev.tag + 1, cell, cell + cells};
 }
 
@@ -106,23 +116,25 @@ GSHMEM_HD LLRounds ll_rounds(const Workspace& ws, size_t es, uint64_t count) {
   L.start = {h[0], h[1], h[1]};
   L.per = kLLPayloadBytes / es;
   L.n = ceil_div(count, L.per);
+  L.cells = ll_cells(ws);
   G::sync();
   if (G::rank() == 0) {
     LLRound x = L.start;
-    for (uint64_t k = 0; k < L.n; ++k) x = ll_next(x, ll_piece(L, count, k).size() * es);
+    for (uint64_t k = 0; k < L.n; ++k) x = ll_next(x, ll_piece(L, count, k).size() * es, L.cells);
     h[0] = x.tag;
     h[1] = x.end;
   }
   return L;
 }
 
-// Writer: waits until member m's ring has room for round x (m has read up to x.end - kLLCells),
-// and returns the round's message in m's memory.
+// Writer: waits until member m's ring has room for round x (m has read up to x.end minus the
+// ring's cells), and returns the round's message in m's memory.
 template <class G>
 GSHMEM_HD char* ll_send_begin(const Workspace& ws, int m, const LLRound& x) {
-  if (G::rank() == 0 && x.end > kLLCells) {
+  const uint64_t cells = ll_cells(ws);
+  if (G::rank() == 0 && x.end > cells) {
     LLHead* h = ll_head(ws);
-    const uint64_t want = x.end - kLLCells;
+    const uint64_t want = x.end - cells;
     if (h->seen[m] < want) {
       const LLHead* peer = reinterpret_cast<const LLHead*>(peer_ptr(ws, m, ll_off(ws)));
       wait_for(ws.c, Site{ws.call, world(ws, m)},
@@ -131,7 +143,7 @@ GSHMEM_HD char* ll_send_begin(const Workspace& ws, int m, const LLRound& x) {
     }
   }
   G::sync();
-  return peer_ptr(ws, m, ll_off(ws) + ll_cell_off(ws.team.my_index, x.first));
+  return peer_ptr(ws, m, ll_off(ws) + ll_cell_off(ws, ws.team.my_index, x.first));
 }
 
 // Writer: sends `bytes` at `src` to member m as round x.
@@ -153,7 +165,7 @@ GSHMEM_HD void ll_send(const Workspace& ws, int m, const LLRound& x, const void*
 // Reader: waits for member m's message of round x; returns its data (in this PE's memory).
 template <class G>
 GSHMEM_HD const char* ll_recv(const Workspace& ws, int m, const LLRound& x) {
-  const char* msg = ws.c.heap.base + ll_off(ws) + ll_cell_off(m, x.first);
+  const char* msg = ws.c.heap.base + ll_off(ws) + ll_cell_off(ws, m, x.first);
   if (G::rank() == 0) {
     const uint64_t* t = reinterpret_cast<const uint64_t*>(msg);
     wait_for(ws.c, Site{ws.call, world(ws, m)}, [&] { return load_acquire(t) == x.tag; });
@@ -174,7 +186,7 @@ GSHMEM_HD void ll_done(const Workspace& ws, const Peers& P, const LLRound& x, in
     const int j = (P.me + i) % P.n;
     if (from >= 0 && j != from) continue;
     for (uint64_t c = G::rank(); c < cells; c += G::size()) {
-      *reinterpret_cast<volatile uint64_t*>(base + ll_cell_off(P.member(j), x.first + c)) = 0;
+      *reinterpret_cast<volatile uint64_t*>(base + ll_cell_off(ws, P.member(j), x.first + c)) = 0;
     }
   }
   G::sync();
@@ -200,7 +212,7 @@ GSHMEM_HD void ll_reduce(const Workspace& ws, const Peers& P, const R& r, const 
   for (uint64_t k = 0; k < L.n; ++k) {
     const Range p = ll_piece(L, a.count, k);
     const uint64_t bytes = p.size() * es;
-    x = ll_next(x, bytes);
+    x = ll_next(x, bytes, L.cells);
     for (int i = 1; i < P.n; ++i) {
       const int j = (P.me + i) % P.n;
       if (root < 0 || j == root) {
@@ -233,7 +245,7 @@ GSHMEM_HD void ll_gather(const Workspace& ws, const Peers& P, size_t es, const C
   for (uint64_t k = 0; k < L.n; ++k) {
     const Range p = ll_piece(L, a.count, k);
     const uint64_t bytes = p.size() * es;
-    x = ll_next(x, bytes);
+    x = ll_next(x, bytes, L.cells);
     if (sends) {
       for (int i = 1; i < P.n; ++i) {
         ll_send<G>(ws, P.member((P.me + i) % P.n), x, src + p.lo * es, bytes);
