@@ -163,14 +163,24 @@ struct CallCache {
 // torch: "cannot allocate memory in static TLS block".)
 CallCache& call_cache() {
   static thread_local CallCache* cache = nullptr;
+  static thread_local bool ended = false;  // this thread's thread_locals were destroyed
   if (__builtin_expect(cache == nullptr, 0)) {
     // Owns this thread's cache and frees it when the thread ends.
     struct Owner {
       std::unique_ptr<CallCache> c = std::make_unique<CallCache>();
-      ~Owner() { cache = nullptr; }
+      ~Owner() {
+        cache = nullptr;
+        ended = true;
+      }
     };
-    static thread_local Owner owner;
-    cache = owner.c.get();
+    if (ended) {
+      // A call after that: the main thread's atexit handlers and static destructors run after
+      // its thread_locals are gone. A cache that is never freed (the process is ending).
+      cache = new CallCache;
+    } else {
+      static thread_local Owner owner;
+      cache = owner.c.get();
+    }
   }
   return *cache;
 }

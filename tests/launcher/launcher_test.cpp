@@ -112,6 +112,15 @@ TEST(Launcher, ExitStatusAfterFinalizePassesThrough) {
   EXPECT_EQ(ok.code, 0) << ok.describe();
 }
 
+// A collective from an atexit handler runs after exit() destroyed the thread's thread_locals.
+TEST(Launcher, CollectiveFromAnAtexitHandler) {
+  Outcome o = run(job(2, {"collective_at_exit"}), {}, 30);
+  EXPECT_TRUE(o.finished && o.exited) << o.describe();
+  EXPECT_EQ(o.code, 0) << o.describe();
+  EXPECT_TRUE(contains(o.out, "collective_at_exit-ok pe=0")) << o.describe();
+  EXPECT_TRUE(contains(o.out, "collective_at_exit-ok pe=1")) << o.describe();
+}
+
 TEST(Launcher, GlobalExitEndsEveryPe) {
   std::string marker = unique_marker("global-exit");
   Outcome o = run(job(4, {"global_exit", "1", "5", marker}), {}, 30);

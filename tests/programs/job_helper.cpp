@@ -5,11 +5,13 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <string>
 
+#include "gshmem/collectives.h"
 #include "gshmem/gshmem.h"
 
 namespace {
@@ -45,6 +47,19 @@ int work() {
   gshmem_free(counter);
   gshmem_free(slots);
   return bad;
+}
+
+// A collective from an atexit handler: exit() destroys the main thread's thread_locals (the
+// library's per-thread caches among them) before it runs the handlers.
+void allreduce_at_exit() {
+  int64_t mine = gshmem_my_pe() + 1, sum = 0;
+  int rc = gshmem_allreduce(GSHMEM_TEAM_WORLD, &sum, &mine, 1, GSHMEM_INT64, GSHMEM_SUM, nullptr);
+  const int64_t n = gshmem_n_pes();
+  const bool ok = rc == 0 && sum == n * (n + 1) / 2;
+  std::printf("collective_at_exit-%s pe=%d\n", ok ? "ok" : "bad", gshmem_my_pe());
+  std::fflush(stdout);
+  gshmem_finalize();
+  if (!ok) std::_Exit(1);
 }
 
 int hex_value(char c) {
@@ -188,6 +203,13 @@ int main(int argc, char** argv) {
     gshmem_free(x);
     gshmem_finalize();
     return bad ? 1 : 0;
+  }
+  if (mode == "collective_at_exit") {
+    // One call before, so the thread has its caches; the handler's call comes after they died.
+    int64_t one = 1, sum = 0;
+    gshmem_allreduce(GSHMEM_TEAM_WORLD, &sum, &one, 1, GSHMEM_INT64, GSHMEM_SUM, nullptr);
+    std::atexit(allreduce_at_exit);
+    return 0;
   }
   if (mode == "work" || mode == "single") {
     int bad = work();
