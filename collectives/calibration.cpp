@@ -60,18 +60,15 @@ int CalTable::choose(Coll coll, const std::vector<std::pair<Algo, Proto>>& cands
   }
   int chosen = -1;
   double chosen_loss = 0, chosen_us = 0;
-  std::vector<double> losses, own;
+  std::vector<double> losses;
   for (size_t c = 0; c < nc; ++c) {
     losses.clear();
-    own.clear();
     for (int r = 0; r < runs; ++r) {
       const double t = times[size_t(r) * nc + c];
-      if (t < 0) continue;
-      losses.push_back(t / least[size_t(r)]);
-      own.push_back(t);
+      if (t >= 0) losses.push_back(t / least[size_t(r)]);
     }
     if (losses.empty()) continue;
-    const double loss = mean(losses), t = mean(own);
+    const double loss = mean(losses), t = mean_us(coll, cands[c].first, cands[c].second, bytes);
     // Losses within 0.1% of each other are a tie.
     const bool better =
         chosen < 0 || loss < chosen_loss * 0.999 || (loss <= chosen_loss * 1.001 && t < chosen_us);
