@@ -97,7 +97,7 @@ void max_over_pes(std::vector<double>* v) {
   gshmem_free(sym);
 }
 
-void force(Coll coll, Algo a, Proto pr) {
+void force_candidate(Coll coll, Algo a, Proto pr) {
   Overrides o;
   o.algo[int(coll)] = a;
   o.proto = pr;
@@ -106,7 +106,7 @@ void force(Coll coll, Algo a, Proto pr) {
 
 }  // namespace
 
-CalTable measure_world(const MeasureSpec& spec, FILE* progress) {
+CalTable measure_world(const MeasureSpec& spec, FILE* progress, std::vector<CalCurve>* live) {
   const TeamShape shape = team_shape(GSHMEM_TEAM_WORLD);
   const int n = shape.n;
   CalTable table{shape_key(shape), {}};
@@ -123,8 +123,10 @@ CalTable measure_world(const MeasureSpec& spec, FILE* progress) {
   for (Coll coll : spec.colls.empty()
                        ? std::vector<Coll>(std::begin(kAllColls), std::end(kAllColls))
                        : spec.colls) {
-    const auto cands = candidates(coll, shape);
+    auto cands = candidates(coll, shape);
     if (cands.empty()) continue;
+    // The planner as it runs: the last "candidate", forcing nothing.
+    if (live) cands.emplace_back(Algo::Auto, Proto::Auto);
     const double start = now_us();
     // The sizes (those that hold an element per PE, each once).
     std::vector<Call> calls;
@@ -138,9 +140,16 @@ CalTable measure_world(const MeasureSpec& spec, FILE* progress) {
     if (calls.empty()) continue;  // no curve without points: the file would not parse
     const size_t first = table.curves.size();
     for (const auto& [a, pr] : cands) table.curves.push_back({coll, a, pr, {}});
+    auto force = [coll](Algo a, Proto pr) {
+      if (a == Algo::Auto) {
+        set_overrides(nullptr);
+      } else {
+        force_candidate(coll, a, pr);
+      }
+    };
     // Untimed first calls of every candidate: its buffers' first touch, its plan, the caches.
     for (const auto& [a, pr] : cands) {
-      force(coll, a, pr);
+      force(a, pr);
       for (int i = 0; i < 200; ++i) calls.front().run(dst, src);
     }
     // Each candidate's iterations at each size, from one warm-up call (the slowest PE's).
@@ -148,7 +157,7 @@ CalTable measure_world(const MeasureSpec& spec, FILE* progress) {
     std::vector<double> warm(ns * nc);
     for (size_t k = 0; k < ns; ++k) {
       for (size_t c = 0; c < nc; ++c) {
-        force(coll, cands[c].first, cands[c].second);
+        force(cands[c].first, cands[c].second);
         gshmem_barrier_all();
         const double t0 = now_us();
         calls[k].run(dst, src);
@@ -164,7 +173,7 @@ CalTable measure_world(const MeasureSpec& spec, FILE* progress) {
         for (size_t c = 0; c < nc; ++c) {
           const int iters =
               int(std::clamp(spec.budget_us / std::max(warm[k * nc + c], 0.01), 3.0, 2000.0));
-          force(coll, cands[c].first, cands[c].second);
+          force(cands[c].first, cands[c].second);
           // The PEs leave a barrier apart (by a time slice when they share cores); one untimed
           // call of the candidate itself lines them up as it will in the loop.
           gshmem_barrier_all();
@@ -184,6 +193,11 @@ CalTable measure_world(const MeasureSpec& spec, FILE* progress) {
       }
     }
     set_overrides(nullptr);
+    if (live) {
+      live->push_back(std::move(table.curves.back()));
+      table.curves.pop_back();
+      cands.pop_back();
+    }
     if (talk) {
       std::fprintf(progress, "  %-13s %zu candidate(s), %zu size(s): %.1f s\n", coll_name(coll),
                    cands.size(), table.curves[first].points.size(), (now_us() - start) / 1e6);

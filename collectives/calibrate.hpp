@@ -27,8 +27,11 @@ std::vector<std::pair<Algo, Proto>> candidates(Coll coll, const TeamShape& s);
 
 // Collective over GSHMEM_TEAM_WORLD: every PE calls it with the same spec, after gshmem_init, on a
 // host heap. Uses two symmetric buffers of spec.hi bytes and set_overrides (restored before it
-// returns). PE 0 prints progress to `progress` when given.
-CalTable measure_world(const MeasureSpec& spec, FILE* progress);
+// returns). PE 0 prints progress to `progress` when given. `live`, when given: also the planner
+// as it runs (nothing forced, its live choices on: adapt.hpp), timed among the candidates, one
+// curve per collective with algo Auto (which no calibration file holds).
+CalTable measure_world(const MeasureSpec& spec, FILE* progress,
+                       std::vector<CalCurve>* live = nullptr);
 
 // gshmem-info --calibrate SPEC: init, measure_world, and PE 0 merges the table into the cache file
 // (calibration_path()) with the links refitted: on a shape measured before, this job's curves are

@@ -24,7 +24,7 @@ namespace {
 using gshmem::detail::load_acquire;
 
 // Word of a team's area header that counts its checked calls (words 0 and 1 are the collectives'
-// call counter and the kernels' reader count; see coll_kernel.cu).
+// call counter and the kernels' reader count, see coll_kernel.cu; word 3 is adapt.hpp's).
 constexpr int kCheckCounterWord = 2;
 static_assert(8 * (kCheckCounterWord + 1) <= kAreaHeaderBytes);
 constexpr size_t kPayload = offsetof(CallDesc, tag);

@@ -14,6 +14,7 @@
 #include <tuple>
 #include <vector>
 
+#include "collectives/adapt.hpp"
 #include "collectives/calibration.hpp"
 #include "collectives/call_check.hpp"
 #include "collectives/coll_host.hpp"
@@ -21,6 +22,7 @@
 #include "collectives/host_reducer.hpp"
 #include "collectives/wait_policy.hpp"
 #include "gshmem/coll/algorithms.cuh"
+#include "gshmem/device/platform.cuh"
 #include "gshmem/collectives.h"
 #include "host/base/env.hpp"
 #include "host/base/log.hpp"
@@ -282,8 +284,10 @@ int check(const Request& q, Runtime* rt, const TeamInfo** t, HostReducer* r) {
 }
 
 // The plan for a call of `size` bytes (the larger buffer), from this thread's cache when the
-// call's shape was seen before; logged once per call shape at GSHMEM_DEBUG=INFO.
-Plan plan_call(const Request& q, Runtime& rt, const TeamInfo& t, uint64_t size) {
+// call's shape was seen before; logged once per call shape at GSHMEM_DEBUG=INFO. `live` (CPU PEs
+// only): set to the call's live choice (adapt.hpp), or nullptr when the plan runs as it is.
+Plan plan_call(const Request& q, Runtime& rt, const TeamInfo& t, uint64_t size,
+               LiveChoice** live = nullptr) {
   uint64_t shape_gen = 0;
   CallCache& cache = call_cache();
   const TeamShape& shape = cached_shape(cache.shapes, rt, q.team, t, &shape_gen);
@@ -303,6 +307,12 @@ Plan plan_call(const Request& q, Runtime& rt, const TeamInfo& t, uint64_t size) 
     e.calibration = cal;
   }
   const Plan& plan = e.plan;
+  if (live) {
+    auto* header =
+        reinterpret_cast<uint64_t*>(rt.context().heap.base + rt.teams().coll_area_offset(q.team));
+    *live = live_choice(int(q.team), header + kLiveInstanceWord, q.coll, size, shape, plan,
+                        st.use_test ? st.test : st.env, cal);
+  }
   if (log::enabled(log::Level::Info, log::COLL) && t.my_index == 0) {
     std::lock_guard<std::mutex> lock(st.mu);
     auto key = std::make_tuple(int(q.coll), int(q.team), uint64_t(q.count), int(q.dtype()),
@@ -412,6 +422,8 @@ int agree(const Request& q, Runtime& rt, int rc) {
   return rc;
 }
 
+int end_epoch(const Request& q, const TeamInfo& t, LiveChoice& live, uint64_t size);
+
 int run(const Request& q) {
   Runtime* rt = gshmem::detail::default_runtime();
   const TeamInfo* t = nullptr;
@@ -437,7 +449,9 @@ int run(const Request& q) {
   const bool on_gpu = rt->gpu() != nullptr;
   const uint64_t block = b.block, src_bytes = b.src_bytes, dst_bytes = b.dst_bytes;
   const unsigned uses = b.uses;
-  const Plan plan = plan_call(q, *rt, *t, std::max(src_bytes, dst_bytes));
+  LiveChoice* live = nullptr;
+  Plan plan = plan_call(q, *rt, *t, std::max(src_bytes, dst_bytes), on_gpu ? nullptr : &live);
+  if (live) plan = live->plan();
 
   // In place is dst == src (AllGather: src at block `me` of dst; ReduceScatter: dst at block `me`
   // of src). Any other overlap is staged through a private copy of src, and so is an in-place
@@ -498,6 +512,7 @@ int run(const Request& q) {
   // This call's number on the team: the counter in the team's collective area (zeroed when the
   // team is created), which kernels on a GPU heap advance themselves.
   ws.seq = ++*reinterpret_cast<uint64_t*>(c.heap.base + ws.area_off);
+  const uint64_t t0 = live ? gshmem::detail::now_ns() : 0;
   try {
     for (int ch = 0; ch < ws.nch; ++ch) run_channel<Thread>(ws, q.coll, r, a, ch);
     if (a.src_pub || a.dst_pub) release_user_buffers<Thread>(ws);
@@ -505,6 +520,23 @@ int run(const Request& q) {
   } catch (const Error& e) {
     log::error("%s", e.what());
     return e.status();
+  }
+  if (live && live->add(double(gshmem::detail::now_ns() - t0) / 1e3)) {
+    return end_epoch(q, *t, *live, std::max(src_bytes, dst_bytes));
+  }
+  return GSHMEM_SUCCESS;
+}
+
+// The end of a live choice's epoch (adapt.hpp): the members agree on its time, the slowest
+// member's median call, and each decides alike what the next calls run.
+int end_epoch(const Request& q, const TeamInfo& t, LiveChoice& live, uint64_t size) {
+  double mine = live.epoch_us(), agreed = 0;
+  const int rc = run({"gshmem_allreduce (the timing exchange of an adaptive plan)", Coll::AllReduce,
+                      q.team, &agreed, &mine, 1, GSHMEM_DOUBLE, GSHMEM_MAX, -1, nullptr, true});
+  if (rc != GSHMEM_SUCCESS) return rc;
+  std::string what;
+  if (live.decide(agreed, &what) && t.my_index == 0) {
+    GSHMEM_INFO(COLL, "%s: team %d, %" PRIu64 " B: %s", q.call, int(q.team), size, what.c_str());
   }
   return GSHMEM_SUCCESS;
 }

@@ -4,7 +4,9 @@
 # protocol) and write a calibration file; then gshmem_planner_check jobs, new jobs that plan with
 # that file, measure every candidate again, and `gshmem_planner_check --judge` compares the time of
 # the candidate the planner chooses with the best one at every size, each candidate's time the
-# mean over the check jobs. The same rows show what the model's constants would have chosen.
+# mean over the check jobs. The same rows show what the model's constants would have chosen, and
+# the calls with nothing forced ("live": the plan, and from 256 KiB the live choices that follow
+# the machine, collectives/adapt.hpp), timed among the candidates.
 #
 #   perftest/planner_check.sh BUILD_DIR [options]
 #     -p "2 4"            PE counts (default "2 4")
@@ -97,7 +99,7 @@ for n in $pes; do
       continue
     fi
     record=$out/check-$n-$layout.txt
-    rm -f "$record"
+    rm -f "$record" "$record.live"
     rc=0
     for ((k = 1; k <= checks; ++k)); do
       echo "## $n PEs, $layout: gshmemrun ${launch[*]} gshmem_planner_check $spec --record (check job $k of $checks)"
@@ -115,8 +117,9 @@ for n in $pes; do
     fi
     worst=$(sed -nE 's/^# worst ratio: ([0-9.]+) with the planner as run, ([0-9.]+) .*/\1 \2/p' \
       "$out/check.txt")
-    summary+=("$(printf '%3s PEs %-7s worst chosen/best: %-5s (the constants alone: %s; each check job alone: %s)%s' \
-      "$n" "$layout" "${worst% *}" "${worst#* }" "$jobs_worst" "$( ((rc == 1)) && echo '  MISSED')")")
+    live=$(sed -nE 's/^# worst live ratio: ([0-9.]+) .*/\1/p' "$out/check.txt")
+    summary+=("$(printf '%3s PEs %-7s worst chosen/best: %-5s (live calls: %s; the constants alone: %s; each check job alone: %s)%s' \
+      "$n" "$layout" "${worst% *}" "${live:-?}" "${worst#* }" "$jobs_worst" "$( ((rc == 1)) && echo '  MISSED')")")
     jobs_worst=
     if ((rc == 1 && status == 0)); then status=1; fi
     if ((rc > 1)); then status=2; fi

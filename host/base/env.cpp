@@ -164,6 +164,12 @@ const std::vector<EnvSpec> kRegistry = {
      "Bytes per pipelining step of the push algorithms (0: the planner decides; capped by the "
      "scratch slots).",
      false},
+    {"GSHMEM_ADAPT", EnvKind::Bool, "1", nullptr,
+     "1: CPU PEs time large collective calls (256 KiB and up) whose algorithm the planner chose, "
+     "and when the machine runs the choice far slower than expected, the team's members agree "
+     "to run another algorithm that gives the same result bit for bit; 0: every call runs the "
+     "plan made when its shape was first seen. The same on every PE.",
+     false},
     {"GSHMEM_CALIBRATION", EnvKind::Choice, "auto", "auto|off",
      "auto: the collectives planner uses this host's calibration file (gshmem-info --calibrate "
      "writes it; PE 0 reads it at gshmem_init and every PE gets its text), else its constants; "

@@ -2,7 +2,11 @@
 // every candidate (algorithm + protocol) of each collective at each size of the sweep, the way
 // gshmem-info --calibrate does (collectives/calibrate.hpp), then compares the time of the
 // candidate the planner chooses with the best measured one, for the planner as this job runs it
-// (its calibration, if PE 0 found one, else the constants) and for the constants alone.
+// (its calibration, if PE 0 found one, else the constants) and for the constants alone. Among
+// the candidates it also times the calls with nothing forced, the planner as a program runs it:
+// its plan and, from 256 KiB, its live choices (collectives/adapt.hpp), which follow the machine
+// when it runs the plan slower than calibrated. The "live" columns compare that time with the
+// best candidate's.
 //
 //   gshmemrun -n 4 [--ppn 2] gshmem_planner_check [op=allreduce,...,sizes=8-64M,reps=3]
 //                                                 [--tolerance 1.10] [--record FILE]
@@ -12,7 +16,7 @@
 // is faster can change from job to job. --record adds this job's measurements to FILE as a run
 // (the calibration file's format, one run per job); --judge, outside a job, compares the planner's
 // choices (with the calibration the jobs used) with each candidate's mean time over the
-// recorded runs.
+// recorded runs. The live times go to FILE.live, a line per collective, size and job.
 //
 // Exit status: 0 every chosen candidate within the tolerance of the best, 1 one is not, 2 bad
 // arguments or an unreadable FILE.
@@ -41,9 +45,12 @@ std::string name_of(gc::Algo a, gc::Proto p) {
 // Prints, per collective and size of `measured`, the planner's choice on `shape` against the
 // candidate with the least time (each candidate's mean over the table's runs). Returns 1 when
 // a choice is slower than the best by more than `tolerance`.
-int judge(const gc::CalTable& measured, const gc::TeamShape& shape, double tolerance) {
+// `live`: the planner's calls with nothing forced, at the same sizes (each point's mean over the
+// jobs), shown beside.
+int judge(const gc::CalTable& measured, const gc::TeamShape& shape, double tolerance,
+          const std::vector<gc::CalCurve>& live) {
   int status = 0;
-  double worst = 1, worst_model = 1;
+  double worst = 1, worst_model = 1, worst_live = 0;
   std::vector<gc::Coll> colls;
   for (const gc::CalCurve& c : measured.curves) {
     bool seen = false;
@@ -60,8 +67,13 @@ int judge(const gc::CalTable& measured, const gc::TeamShape& shape, double toler
         for (const auto& pt : c.points) sizes.push_back(pt.first);
       }
     }
-    std::printf("\n# %s\n%10s %-12s %10s %-12s %10s %7s | %-12s %7s\n", gc::coll_name(coll),
-                "bytes", "chosen", "us", "best", "us", "ratio", "constants", "ratio");
+    const gc::CalCurve* lc = nullptr;
+    for (const gc::CalCurve& c : live) {
+      if (c.coll == coll) lc = &c;
+    }
+    std::printf("\n# %s\n%10s %-12s %10s %-12s %10s %7s | %-12s %7s | %10s %7s\n",
+                gc::coll_name(coll), "bytes", "chosen", "us", "best", "us", "ratio", "constants",
+                "ratio", "live us", "ratio");
     for (uint64_t bytes : sizes) {
       size_t best = 0;
       std::vector<double> t(cands.size());
@@ -84,14 +96,29 @@ int judge(const gc::CalTable& measured, const gc::TeamShape& shape, double toler
       worst = std::max(worst, ratio);
       worst_model = std::max(worst_model, ratio_m);
       if (ratio > tolerance) status = 1;
-      std::printf("%10llu %-12s %10.2f %-12s %10.2f %7.2f%s| %-12s %7.2f\n",
+      std::printf("%10llu %-12s %10.2f %-12s %10.2f %7.2f%s| %-12s %7.2f",
                   (unsigned long long)bytes, name_of(p.algo, p.proto).c_str(), tp,
                   name_of(cands[best].first, cands[best].second).c_str(), tb, ratio,
                   ratio > tolerance ? "*" : " ", name_of(m.algo, m.proto).c_str(), ratio_m);
+      double tl = -1;
+      for (size_t i = 0; lc && i < lc->points.size(); ++i) {
+        if (lc->points[i].first == bytes) tl = lc->points[i].second;
+      }
+      if (tl > 0) {
+        worst_live = std::max(worst_live, tl / tb);
+        std::printf(" | %10.2f %7.2f", tl, tl / tb);
+      }
+      std::printf("\n");
     }
   }
   std::printf("\n# worst ratio: %.2f with the planner as run, %.2f with the constants: %s\n", worst,
               worst_model, status ? "target missed (* rows)" : "every choice within the target");
+  if (worst_live > 0) {
+    std::printf(
+        "# worst live ratio: %.2f (the calls with nothing forced against the best "
+        "candidate)\n",
+        worst_live);
+  }
   return status;
 }
 
@@ -104,6 +131,56 @@ int usage(const std::string& why) {
   return 2;
 }
 
+// FILE.live: "live COLL BYTES US" lines, every job's; each point's mean over the jobs.
+std::vector<gc::CalCurve> read_live(const std::string& path) {
+  std::vector<gc::CalCurve> out;
+  std::vector<std::vector<int>> jobs;  // per curve, per point: how many jobs measured it
+  FILE* f = std::fopen(path.c_str(), "r");
+  if (!f) return out;
+  char coll_name[32];
+  unsigned long long bytes;
+  double us;
+  while (std::fscanf(f, " live %31s %llu %lf", coll_name, &bytes, &us) == 3) {
+    gc::Coll coll;
+    if (!gc::parse_coll(coll_name, &coll) || !(us > 0)) continue;
+    size_t c = 0;
+    while (c < out.size() && out[c].coll != coll) ++c;
+    if (c == out.size()) {
+      out.push_back({coll, gc::Algo::Auto, gc::Proto::Auto, {}});
+      jobs.emplace_back();
+    }
+    auto& pts = out[c].points;
+    size_t i = 0;
+    while (i < pts.size() && pts[i].first != bytes) ++i;
+    if (i == pts.size()) {
+      pts.emplace_back(bytes, 0.0);
+      jobs[c].push_back(0);
+    }
+    pts[i].second += us;
+    ++jobs[c][i];
+  }
+  std::fclose(f);
+  for (size_t c = 0; c < out.size(); ++c) {
+    for (size_t i = 0; i < out[c].points.size(); ++i) out[c].points[i].second /= jobs[c][i];
+  }
+  return out;
+}
+
+// Appends this job's live times to FILE.live.
+bool record_live(const std::string& path, const std::vector<gc::CalCurve>& live) {
+  FILE* f = std::fopen(path.c_str(), "a");
+  if (!f) {
+    std::fprintf(stderr, "gshmem_planner_check --record: cannot write %s\n", path.c_str());
+    return false;
+  }
+  for (const gc::CalCurve& c : live) {
+    for (const auto& [bytes, us] : c.points) {
+      std::fprintf(f, "live %s %llu %.6g\n", gc::coll_name(c.coll), (unsigned long long)bytes, us);
+    }
+  }
+  return std::fclose(f) == 0;
+}
+
 // --judge FILE: the recorded runs against the planner with this host's calibration.
 int judge_file(const std::string& path, double tolerance) {
   std::string why;
@@ -112,6 +189,7 @@ int judge_file(const std::string& path, double tolerance) {
     return usage(path + ": " + (why.empty() ? "not one table of recorded runs" : why));
   }
   const gc::CalTable& measured = runs->tables.front();
+  const std::vector<gc::CalCurve> live = read_live(path + ".live");
   gc::TeamShape shape;
   if (!gc::parse_shape_key(measured.shape, &shape)) return usage("bad shape " + measured.shape);
   if (gshmem::Env::get().str("GSHMEM_CALIBRATION") != "off") {
@@ -125,7 +203,7 @@ int judge_file(const std::string& path, double tolerance) {
       path.c_str(), measured.shape.c_str(),
       cal ? ("calibration " + cal->origin).c_str() : "no calibration (the model's constants)",
       measured.runs, tolerance);
-  return judge(measured, shape, tolerance);
+  return judge(measured, shape, tolerance, live);
 }
 
 // Adds `job` to the runs recorded in `path` (a new file on the first job).
@@ -186,11 +264,15 @@ int main(int argc, char** argv) {
         "/ the best's; target <= %.2f\n",
         spec.reps, tolerance);
   }
-  const gc::CalTable fresh = gc::measure_world(spec, talk ? stdout : nullptr);
+  std::vector<gc::CalCurve> live;
+  const gc::CalTable fresh = gc::measure_world(spec, talk ? stdout : nullptr, &live);
   int status = 0;
   if (talk) {
-    status = judge(fresh, shape, tolerance);
-    if (!record_path.empty() && !record(record_path, fresh)) status = 2;
+    status = judge(fresh, shape, tolerance, live);
+    if (!record_path.empty() &&
+        (!record(record_path, fresh) || !record_live(record_path + ".live", live))) {
+      status = 2;
+    }
   }
   // Every PE exits with PE 0's verdict.
   auto* verdict = static_cast<int32_t*>(gshmem_malloc(2 * sizeof(int32_t)));

@@ -10,7 +10,10 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <memory>
 
+#include "collectives/adapt.hpp"
+#include "collectives/calibration.hpp"
 #include "tests/coll/coll_check.hpp"
 
 using namespace coll_test;
@@ -321,6 +324,59 @@ TEST(Coll, Teams) {
   if (high != GSHMEM_TEAM_INVALID) gshmem_team_destroy(high);
   if (three != GSHMEM_TEAM_INVALID) gshmem_team_destroy(three);
   (void)me;
+  gshmem_barrier_all();
+}
+
+// Live choices (collectives/adapt.hpp). A calibration that promises far more than the machine
+// gives (0.010 us for direct2, 0.011 us for direct, at every size) makes the members switch
+// between the two mid-run, at the ends of epochs only they agree on. Every call's result stays
+// exact, every member switches as often as the others, and a forced algorithm never switches.
+TEST(Coll, LiveChoices) {
+  if (across()) GTEST_SKIP() << "the reductions switch within the direct family: one node";
+  SCOPED_TRACE(gshmem_test::seed_note());
+  const size_t count = gc::kLiveMinBytes / sizeof(float);
+  ensure_arena(4 * gc::kLiveMinBytes);
+  gc::TeamShape shape = gc::team_shape(GSHMEM_TEAM_WORLD);
+  auto cal = std::make_unique<gc::Calibration>();
+  cal->origin = "Coll.LiveChoices";
+  gc::CalTable t{gc::shape_key(shape), {}};
+  t.curves.push_back(
+      {Coll::AllReduce, Algo::Direct2, gc::Proto::Simple, {{8, 0.010}, {64u << 20, 0.010}}});
+  t.curves.push_back(
+      {Coll::AllReduce, Algo::Direct, gc::Proto::Simple, {{8, 0.011}, {64u << 20, 0.011}}});
+  cal->tables.push_back(t);
+  gc::install_calibration(std::move(cal));
+  ASSERT_EQ(gc::plan_for(Coll::AllReduce, GSHMEM_TEAM_WORLD, gc::kLiveMinBytes).algo,
+            Algo::Direct2);
+  // Epochs of kLiveMaxEpochCalls calls here (the exchange is promised to cost as much as a
+  // call): three epochs' worth, so at least one switch.
+  const int calls = 3 * gc::kLiveMaxEpochCalls;
+  auto run_calls = [&](size_t salt) {
+    for (int i = 0; i < calls; ++i) {
+      Case c{Coll::AllReduce, GSHMEM_FLOAT, GSHMEM_SUM, count};
+      c.symmetric = i % 2 == 0;
+      c.in_place = i % 3 == 0;
+      c.salt = salt + size_t(i);
+      ASSERT_EQ(run_case(c), 0u) << "call " << i;
+    }
+  };
+  const uint64_t before = gc::live_switches();
+  run_calls(70000);
+  const int64_t switched = int64_t(gc::live_switches() - before);
+  EXPECT_GE(switched, 1);
+  int64_t lo = 0, hi = 0;
+  ASSERT_EQ(
+      gshmem_allreduce(GSHMEM_TEAM_WORLD, &lo, &switched, 1, GSHMEM_INT64, GSHMEM_MIN, nullptr), 0);
+  ASSERT_EQ(
+      gshmem_allreduce(GSHMEM_TEAM_WORLD, &hi, &switched, 1, GSHMEM_INT64, GSHMEM_MAX, nullptr), 0);
+  EXPECT_EQ(lo, hi) << "the members switched a different number of times";
+  {
+    ForceAlgo force(Algo::Direct2);
+    const uint64_t forced_before = gc::live_switches();
+    run_calls(80000);
+    EXPECT_EQ(gc::live_switches(), forced_before) << "a forced algorithm switched";
+  }
+  gc::install_calibration(nullptr);
   gshmem_barrier_all();
 }
 

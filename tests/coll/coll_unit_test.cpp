@@ -8,6 +8,7 @@
 #include <cstring>
 #include <vector>
 
+#include "collectives/adapt.hpp"
 #include "collectives/calibration.hpp"
 #include "collectives/host_reducer.hpp"
 #include "collectives/planner.hpp"
@@ -567,3 +568,78 @@ TEST(Calibration, FitRecoversLinkCosts) {
 }
 
 }  // namespace
+
+// The live choice's rule (collectives/adapt.hpp), on made-up epoch times: the planner's choice
+// holds while it runs as expected; when it runs far slower, the next epochs try the candidate that
+// promises most and keep the faster; a candidate left because it was slow is tried again after
+// ever longer waits; a gain within the hysteresis never switches.
+TEST(LiveChoice, ChooserFollowsTheMachine) {
+  using C = gc::Chooser;
+  // direct2 expected 13 us, direct 14 us (2 PEs, 512 KiB: the calibration's means).
+  const double expected[] = {13, 14};
+  C c;
+  c.reset(expected, 2);
+  ASSERT_EQ(c.size(), 2);
+  for (int e = 0; e < 50; ++e) ASSERT_EQ(c.epoch_end(13.5), 0) << "healthy, epoch " << e;
+  // Within the hysteresis: 14 us against an expected 13 is no reason to move.
+  EXPECT_EQ(c.epoch_end(15.0), 0);
+  // The far state: direct2 takes 48 us. Direct promises 14: tried at once, and kept.
+  EXPECT_EQ(c.epoch_end(48.0), 1);
+  for (int e = 0; e < 200; ++e) {
+    // Direct's 14 us against direct2's expected 13: a gain within the hysteresis, so direct2
+    // is not tried again even when what it showed has gone stale.
+    ASSERT_EQ(c.epoch_end(14.0), 1) << "epoch " << e;
+  }
+
+  // At 1 MiB direct2 promises a real gain (25 against 30): it is retried after kBaseTtl * 2
+  // epochs, then after twice as long each time it is still slow; when the machine comes back, it
+  // stays.
+  const double mib[] = {25, 30};
+  c.reset(mib, 2);
+  EXPECT_EQ(c.epoch_end(82.0), 1);
+  long wait = C::kBaseTtl;
+  long last_wait = 0;
+  for (int round = 0; round < 4; ++round) {
+    wait = std::min(wait * 2, C::kMaxTtl);
+    long epochs = 0;
+    while (c.epoch_end(30.0) == 1) {
+      ++epochs;
+      ASSERT_LT(epochs, 10 * C::kMaxTtl);
+    }
+    EXPECT_GT(epochs, last_wait) << "round " << round;
+    EXPECT_LE(epochs, wait) << "round " << round;
+    last_wait = epochs;
+    EXPECT_EQ(c.epoch_end(82.0), 1) << "still slow: back to direct";
+  }
+  while (c.epoch_end(30.0) == 1) {
+  }
+  for (int e = 0; e < 100; ++e) ASSERT_EQ(c.epoch_end(25.0), 0) << "the machine came back";
+
+  // Three candidates, none as fast as expected (the model's constants, not a calibration): each
+  // is tried once, the fastest is kept.
+  const double model[] = {5, 6, 9};
+  const double actual[] = {30, 20, 40};
+  c.reset(model, 3);
+  int cur = 0;
+  std::vector<int> tried;
+  for (int e = 0; e < 4; ++e) {
+    tried.push_back(cur);
+    cur = c.epoch_end(actual[cur]);
+  }
+  EXPECT_EQ(tried, (std::vector<int>{0, 1, 2, 1}));
+  for (int e = 0; e < 10; ++e) {
+    ASSERT_EQ(cur, 1);
+    cur = c.epoch_end(actual[cur]);
+  }
+
+  // Same numbers in, same answers out: what keeps the members of a team together.
+  C one, two;
+  one.reset(model, 3);
+  two.reset(model, 3);
+  uint64_t x = 12345;
+  for (int e = 0; e < 1000; ++e) {
+    x = x * 6364136223846793005ull + 1442695040888963407ull;
+    const double us = 5 + double(x >> 40) / double(1u << 20);
+    ASSERT_EQ(one.epoch_end(us), two.epoch_end(us));
+  }
+}

@@ -1,0 +1,175 @@
+#include "collectives/adapt.hpp"
+
+#include <algorithm>
+#include <atomic>
+#include <cinttypes>
+#include <cmath>
+#include <cstdio>
+#include <memory>
+
+#include "gshmem/gshmem.h"
+#include "host/base/env.hpp"
+
+namespace gshmem::coll {
+
+void Chooser::reset(const double* expected_us, int n) {
+  *this = Chooser{};
+  n_ = std::min(n, kLiveMaxCands);
+  for (int i = 0; i < n_; ++i) {
+    expected_[i] = expected_us[i];
+    ttl_[i] = kBaseTtl;
+  }
+}
+
+double Chooser::score(int i) const {
+  const bool fresh = seen_at_[i] > 0 && epoch_ - seen_at_[i] < ttl_[i];
+  return fresh ? seen_[i] : expected_[i];
+}
+
+int Chooser::epoch_end(double us) {
+  ++epoch_;
+  seen_[cur_] = us;
+  seen_at_[cur_] = epoch_;
+  int best = cur_;
+  for (int i = 0; i < n_; ++i) {
+    if (score(i) < score(best)) best = i;
+  }
+  if (best == cur_ || score(best) * kHysteresis >= us) {
+    ttl_[cur_] = kBaseTtl;  // it holds: when left some day, it is tried again soon
+    return cur_;
+  }
+  ttl_[cur_] = std::min(ttl_[cur_] * 2, kMaxTtl);
+  cur_ = best;
+  return cur_;
+}
+
+namespace {
+
+// Whether `a` gives the same result as the planner's `planned` for coll, bit for bit. The
+// collectives that only move data give the same bytes by any algorithm; the reductions do within
+// the direct family (each direct variant, either protocol, reduces in member order), not across
+// it (ring and tree start the sum at different members).
+bool same_result(Coll coll, Algo planned, Algo a) {
+  if (coll != Coll::AllReduce && coll != Coll::Reduce && coll != Coll::ReduceScatter) return true;
+  auto direct = [](Algo x) { return x == Algo::Direct || x == Algo::Direct2; };
+  return direct(planned) && direct(a);
+}
+
+constexpr int kSlotsPerTeam = 4;
+static_assert(8 * (kLiveInstanceWord + 1) <= kAreaHeaderBytes);
+
+std::atomic<uint64_t> switches{0};
+
+struct TeamChoices {
+  uint64_t instance = 0;  // what this PE wrote into the team's instance word
+  LiveChoice slot[kSlotsPerTeam];
+};
+
+}  // namespace
+
+bool LiveChoice::made_from(Coll coll, uint64_t bytes, const Plan& planned, const Overrides& o,
+                           const Calibration* cal) const {
+  const Plan& p = planned_;
+  return coll_ == int(coll) && bytes_ == bytes && cal_ == cal && p.algo == planned.algo &&
+         p.sub == planned.sub && p.proto == planned.proto && p.nch == planned.nch &&
+         p.chunk == planned.chunk && o_.algo[int(coll)] == o.algo[int(coll)] &&
+         o_.proto == o.proto && o_.nch == o.nch && o_.chunk == o.chunk &&
+         o_.use_calibration == o.use_calibration;
+}
+
+bool LiveChoice::set_up(Coll coll, uint64_t bytes, const TeamShape& shape, const Plan& planned,
+                        const Overrides& o) {
+  int n = 0;
+  plans_[n++] = planned;
+  for (int i = 1; i < kNumAlgos && n < kLiveMaxCands; ++i) {
+    const Algo a = Algo(i);
+    if (a == planned.algo || !applicable(coll, a, shape) || !same_result(coll, planned.algo, a)) {
+      continue;
+    }
+    Overrides forced = o;
+    forced.algo[int(coll)] = a;
+    const Plan p = make_plan(coll, shape, bytes, forced);
+    if (p.algo == a && p.predicted_us > 0 && p.predicted_us <= kLiveSpread * planned.predicted_us) {
+      plans_[n++] = p;
+    }
+  }
+  if (n < 2 || !(planned.predicted_us > 0)) return false;
+  double expected[kLiveMaxCands];
+  for (int i = 0; i < n; ++i) expected[i] = plans_[i].predicted_us;
+  chooser_.reset(expected, n);
+  // An epoch long enough that its exchange (an 8-byte allreduce) costs about 1% of it.
+  const double exchange_us = make_plan(Coll::AllReduce, shape, 8, Overrides{}).predicted_us;
+  epoch_calls_ = int(std::clamp(std::ceil(100 * exchange_us / planned.predicted_us),
+                                double(kLiveMinEpochCalls), double(kLiveMaxEpochCalls)));
+  calls_ = 0;
+  return true;
+}
+
+bool LiveChoice::add(double us) {
+  times_[calls_++] = us;
+  return calls_ == epoch_calls_;
+}
+
+double LiveChoice::epoch_us() {
+  const int n = calls_;
+  calls_ = 0;
+  std::nth_element(times_, times_ + n / 2, times_ + n);
+  return times_[n / 2];
+}
+
+bool LiveChoice::decide(double agreed_us, std::string* what) {
+  const int was = chooser_.current();
+  const int next = chooser_.epoch_end(agreed_us);
+  if (next == was) return false;
+  switches.fetch_add(1, std::memory_order_relaxed);
+  char line[256];
+  std::snprintf(line, sizeof line,
+                "%s/%s took %.3g us per call over the last %d calls (expected %.3g us); now "
+                "%s/%s (expected %.3g us)",
+                algo_name(plans_[was].algo), proto_name(plans_[was].proto), agreed_us, epoch_calls_,
+                chooser_.expected_us(was), algo_name(plans_[next].algo),
+                proto_name(plans_[next].proto), chooser_.expected_us(next));
+  *what = line;
+  return true;
+}
+
+uint64_t live_switches() {
+  return switches.load(std::memory_order_relaxed);
+}
+
+bool live_choices_enabled() {
+  static const bool on = Env::get().flag("GSHMEM_ADAPT");
+  return on;
+}
+
+LiveChoice* live_choice(int team, uint64_t* instance_word, Coll coll, uint64_t bytes,
+                        const TeamShape& shape, const Plan& planned, const Overrides& o,
+                        const Calibration* cal) {
+  if (bytes < kLiveMinBytes || planned.forced || shape.gpu || shape.n < 2 || team < 0 ||
+      team >= GSHMEM_MAX_TEAMS || !live_choices_enabled()) {
+    return nullptr;
+  }
+  static TeamChoices* teams = new TeamChoices[GSHMEM_MAX_TEAMS];  // lives as long as the process
+  static uint64_t instances = 0;  // only ever grows, so a new team never matches an old slot
+  TeamChoices& tc = teams[team];
+  if (*instance_word == 0 || *instance_word != tc.instance) {
+    // A team this PE has not run live choices on (the word was zeroed when it was created).
+    tc = TeamChoices{};
+    tc.instance = *instance_word = __atomic_add_fetch(&instances, 1, __ATOMIC_RELAXED);
+  }
+  // The same slot on every member; sizes spread over the slots (bytes >> 18 would put 1, 2 and
+  // 4 MiB in one).
+  const uint64_t h = (uint64_t(coll) + 1) * 0x9E3779B97F4A7C15ull ^ bytes * 0xC2B2AE3D27D4EB4Full;
+  LiveChoice& c = tc.slot[(h >> 32) % kSlotsPerTeam];
+  if (!c.made_from(coll, bytes, planned, o, cal)) {
+    c.coll_ = int(coll);
+    c.bytes_ = bytes;
+    c.cal_ = cal;
+    c.planned_ = planned;
+    c.o_ = o;
+    c.live_ = c.set_up(coll, bytes, shape, planned, o);
+  }
+  return c.live_ ? &c : nullptr;
+}
+
+}  // namespace gshmem::coll

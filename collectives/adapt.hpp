@@ -1,0 +1,121 @@
+// Following the machine while a job runs. The planner's plan is fixed when the call shape is
+// first seen, from what the machine measured at calibration (calibration.hpp) or the model. But a
+// shared host changes speed under a job: measured here, 2 PEs on 2 cores, AllReduce 512 KiB,
+// direct2 took 13-19 us per call while the two vCPUs passed a cache line in 40-55 ns, and 48-52 us
+// in spells of seconds to minutes when the host had moved them apart (200 ns), while direct
+// stayed at 14 us. A plan fixed at init is then 3x off for as long as the spell lasts.
+//
+// So on CPU PEs, for calls of at least kLiveMinBytes whose algorithm the planner chose (not
+// GSHMEM_ALGO), the members time their calls in epochs of a few calls. At the end of an epoch
+// they agree on its time (the largest over the members of each one's median call, by an 8-byte
+// allreduce on the team) and on what to run next (Chooser: the same numbers in, the same answer
+// out on every member). The candidates are the planner's choice and the other algorithms that give
+// the same result bit for bit (for the reductions, the direct family: every direct variant
+// combines the members' data in member order), whose expected time is at most kLiveSpread times
+// the choice's. GSHMEM_ADAPT=0 turns it off (it must be the same on every PE, as GSHMEM_ALGO).
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "collectives/planner.hpp"
+
+namespace gshmem::coll {
+
+struct Calibration;
+
+inline constexpr uint64_t kLiveMinBytes = 256u << 10;  // a call takes microseconds: the clock
+                                                       // reads and the exchange are < 1% of it
+inline constexpr double kLiveSpread = 2.0;
+inline constexpr int kLiveMaxCands = 4;
+inline constexpr int kLiveMinEpochCalls = 8;
+inline constexpr int kLiveMaxEpochCalls = 64;
+// The word of a team's collective-area header that live_choice() uses (words 0-2: the call
+// counters of coll_api.cpp, coll_kernel.cu and call_check.cpp).
+inline constexpr int kLiveInstanceWord = 3;
+
+// The choice among a call's candidates from the agreed time of each epoch. Candidate 0 is the
+// planner's. A candidate's score is its time seen in a recent epoch, else its expected time; the
+// next epoch runs the best score when it beats the current one's by more than kHysteresis. A
+// candidate left because it was slow keeps its seen time for twice as many epochs as the last
+// time it was left (from kBaseTtl up to kMaxTtl), then is tried again if its expected time
+// promises a gain: the machine may have come back, and a candidate that stays slow costs ever
+// fewer epochs. Pure: every member feeds it the same numbers and gets the same answers.
+class Chooser {
+ public:
+  static constexpr double kHysteresis = 1.10;
+  static constexpr long kBaseTtl = 8;
+  static constexpr long kMaxTtl = 512;
+
+  // expected_us[0 .. n-1], n <= kLiveMaxCands.
+  void reset(const double* expected_us, int n);
+  int current() const { return cur_; }
+  int size() const { return n_; }
+  double expected_us(int i) const { return expected_[i]; }
+  // Ends an epoch in which the current candidate took `us` per call (the agreed time). Returns
+  // the candidate of the next epoch.
+  int epoch_end(double us);
+
+ private:
+  double score(int i) const;
+  int n_ = 0, cur_ = 0;
+  long epoch_ = 0;
+  double expected_[kLiveMaxCands] = {}, seen_[kLiveMaxCands] = {};
+  long seen_at_[kLiveMaxCands] = {}, ttl_[kLiveMaxCands] = {};
+};
+
+// One call shape's live choice on one team: its candidates' plans, the chooser, this epoch's
+// times.
+class LiveChoice {
+ public:
+  const Plan& plan() const { return plans_[chooser_.current()]; }
+  // This call's time on this PE; true when the epoch ended: agree on epoch_us() over the team,
+  // then call decide().
+  bool add(double us);
+  // The median call of the epoch that ended, on this PE.
+  double epoch_us();
+  // The agreed epoch time. Returns true when the next calls run another candidate, with
+  // *what saying which and why (for the INFO log).
+  bool decide(double agreed_us, std::string* what);
+
+ private:
+  friend LiveChoice* live_choice(int team, uint64_t* instance_word, Coll coll, uint64_t bytes,
+                                 const TeamShape& shape, const Plan& planned, const Overrides& o,
+                                 const Calibration* cal);
+  bool made_from(Coll coll, uint64_t bytes, const Plan& planned, const Overrides& o,
+                 const Calibration* cal) const;
+  bool set_up(Coll coll, uint64_t bytes, const TeamShape& shape, const Plan& planned,
+              const Overrides& o);
+
+  // The key: what the candidates were made from. (Not the overrides' generation: a program that
+  // forces an algorithm for some calls and then returns to the planner finds its choices as it
+  // left them.)
+  int coll_ = -1;
+  uint64_t bytes_ = 0;
+  const Calibration* cal_ = nullptr;
+  Plan planned_;
+  Overrides o_;
+  bool live_ = false;  // false: fewer than two candidates, the call runs the plan
+
+  Plan plans_[kLiveMaxCands];
+  Chooser chooser_;
+  int epoch_calls_ = kLiveMinEpochCalls, calls_ = 0;
+  double times_[kLiveMaxEpochCalls] = {};
+};
+
+// Whether GSHMEM_ADAPT allows live choices.
+bool live_choices_enabled();
+// How many times this process's live choices have switched candidates (for tests and
+// diagnostics).
+uint64_t live_switches();
+
+// The live choice of a call of `bytes` on the team in slot `team`, or nullptr when the call runs
+// `planned` as it is (too small, an algorithm forced, no other candidate). `instance_word`: a word
+// of the team's collective area, zeroed when the team is created, so a new team in the slot starts
+// afresh on every member alike. Called by every member at the same call (the state is the
+// members' common history of the team's calls). One thread at a time per team.
+LiveChoice* live_choice(int team, uint64_t* instance_word, Coll coll, uint64_t bytes,
+                        const TeamShape& shape, const Plan& planned, const Overrides& o,
+                        const Calibration* cal);
+
+}  // namespace gshmem::coll
