@@ -55,13 +55,18 @@ bool same_result(Coll coll, Algo planned, Algo a) {
   return direct(planned) && direct(a);
 }
 
-constexpr int kSlotsPerTeam = 4;
+// Call shapes a team keeps choices for: a program's large calls come in a few sizes (a training
+// step's buckets, each layer's parameters), and a sweep of every size from 256 KiB to 64 MiB
+// is nine.
+constexpr int kSlotsPerTeam = 16;
 static_assert(8 * (kLiveInstanceWord + 1) <= kAreaHeaderBytes);
 
 std::atomic<uint64_t> switches{0};
 
 struct TeamChoices {
-  uint64_t instance = 0;  // what this PE wrote into the team's instance word
+  uint64_t instance = 0;              // what this PE wrote into the team's instance word
+  uint64_t clock = 0;                 // the team's live calls so far
+  uint64_t used[kSlotsPerTeam] = {};  // the clock at each slot's last call (0: never used)
   LiveChoice slot[kSlotsPerTeam];
 };
 
@@ -97,8 +102,11 @@ bool LiveChoice::set_up(Coll coll, uint64_t bytes, const TeamShape& shape, const
   double expected[kLiveMaxCands];
   for (int i = 0; i < n; ++i) expected[i] = plans_[i].predicted_us;
   chooser_.reset(expected, n);
-  // An epoch long enough that its exchange (an 8-byte allreduce) costs about 1% of it.
-  const double exchange_us = make_plan(Coll::AllReduce, shape, 8, Overrides{}).predicted_us;
+  // An epoch long enough that its exchange (an 8-byte allreduce) costs about 1% of it, by the
+  // model's constants (a calibration need not have measured 8 bytes).
+  Overrides model;
+  model.use_calibration = false;
+  const double exchange_us = make_plan(Coll::AllReduce, shape, 8, model).predicted_us;
   epoch_calls_ = int(std::clamp(std::ceil(100 * exchange_us / planned.predicted_us),
                                 double(kLiveMinEpochCalls), double(kLiveMaxEpochCalls)));
   calls_ = 0;
@@ -149,18 +157,30 @@ LiveChoice* live_choice(int team, uint64_t* instance_word, Coll coll, uint64_t b
       team >= GSHMEM_MAX_TEAMS || !live_choices_enabled()) {
     return nullptr;
   }
-  static TeamChoices* teams = new TeamChoices[GSHMEM_MAX_TEAMS];  // lives as long as the process
+  // Made on a team's first live call and never freed (a call from an atexit handler may come
+  // after static destructors).
+  static TeamChoices* teams[GSHMEM_MAX_TEAMS] = {};
   static uint64_t instances = 0;  // only ever grows, so a new team never matches an old slot
-  TeamChoices& tc = teams[team];
+  if (!teams[team]) teams[team] = new TeamChoices;
+  TeamChoices& tc = *teams[team];
   if (*instance_word == 0 || *instance_word != tc.instance) {
     // A team this PE has not run live choices on (the word was zeroed when it was created).
     tc = TeamChoices{};
     tc.instance = *instance_word = __atomic_add_fetch(&instances, 1, __ATOMIC_RELAXED);
   }
-  // The same slot on every member; sizes spread over the slots (bytes >> 18 would put 1, 2 and
-  // 4 MiB in one).
-  const uint64_t h = (uint64_t(coll) + 1) * 0x9E3779B97F4A7C15ull ^ bytes * 0xC2B2AE3D27D4EB4Full;
-  LiveChoice& c = tc.slot[(h >> 32) % kSlotsPerTeam];
+  // The call shape's slot, else the least recently used one: the same on every member, whose
+  // calls on the team are the same.
+  int k = 0;
+  for (int i = 0; i < kSlotsPerTeam; ++i) {
+    const LiveChoice& x = tc.slot[i];
+    if (tc.used[i] && x.coll_ == int(coll) && x.bytes_ == bytes) {
+      k = i;
+      break;
+    }
+    if (tc.used[i] < tc.used[k]) k = i;
+  }
+  tc.used[k] = ++tc.clock;
+  LiveChoice& c = tc.slot[k];
   if (!c.made_from(coll, bytes, planned, o, cal)) {
     c.coll_ = int(coll);
     c.bytes_ = bytes;
