@@ -94,7 +94,10 @@ bool LiveChoice::set_up(Coll coll, uint64_t bytes, const TeamShape& shape, const
     Overrides forced = o;
     forced.algo[int(coll)] = a;
     const Plan p = make_plan(coll, shape, bytes, forced);
-    if (p.algo == a && p.predicted_us > 0 && p.predicted_us <= kLiveSpread * planned.predicted_us) {
+    // GSHMEM_PROTO holds: a candidate the forced protocol does not carry is no candidate.
+    const bool proto_ok = !planned.proto_forced || p.proto == planned.proto;
+    if (p.algo == a && proto_ok && p.predicted_us > 0 &&
+        p.predicted_us <= kLiveSpread * planned.predicted_us) {
       plans_[n++] = p;
     }
   }

@@ -7,8 +7,9 @@
 //
 // So on CPU PEs, for calls of at least kLiveMinBytes whose algorithm the planner chose (not
 // GSHMEM_ALGO), the members time their calls in epochs of a few calls. At the end of an epoch
-// they agree on its time (the largest over the members of each one's median call, by an 8-byte
-// allreduce on the team) and on what to run next (Chooser: the same numbers in, the same answer
+// they agree on its time (the least over the members of each one's median call, by an 8-byte
+// allreduce on the team: the last member to arrive waits least, so its time is the algorithm's,
+// not the skew between the members') and on what to run next (Chooser: the same numbers in, the same answer
 // out on every member). The candidates are the planner's choice and the other algorithms that give
 // the same result bit for bit (for the reductions, the direct family: every direct variant
 // combines the members' data in member order), whose expected time is at most kLiveSpread times

@@ -293,7 +293,10 @@ Plan plan_call(const Request& q, Runtime& rt, const TeamInfo& t, uint64_t size,
   const TeamShape& shape = cached_shape(cache.shapes, rt, q.team, t, &shape_gen);
   Settings& st = settings();
   const uint64_t settings_gen = st.gen.load(std::memory_order_relaxed);
-  PlanEntry& e = cache.plans[(size_t(q.team) * 7 + size_t(q.coll) * 3 + size_t(size) / 64) % 16];
+  // The size hashed (size / 64 put every power of two from 1 KiB on in one entry, so a program
+  // alternating 1 MiB and 8-byte calls planned every call).
+  const size_t h = size_t((size * 0x9E3779B97F4A7C15ull) >> 58);
+  PlanEntry& e = cache.plans[(size_t(q.team) * 7 + size_t(q.coll) * 3 + h) % 16];
   const Calibration* cal = installed_calibration();
   if (e.team != int(q.team) || e.coll != int(q.coll) || e.bytes != size ||
       e.shape_gen != shape_gen || e.settings_gen != settings_gen || e.calibration != cal) {
@@ -527,12 +530,12 @@ int run(const Request& q) {
   return GSHMEM_SUCCESS;
 }
 
-// The end of a live choice's epoch (adapt.hpp): the members agree on its time, the slowest
+// The end of a live choice's epoch (adapt.hpp): the members agree on its time, the fastest
 // member's median call, and each decides alike what the next calls run.
 int end_epoch(const Request& q, const TeamInfo& t, LiveChoice& live, uint64_t size) {
   double mine = live.epoch_us(), agreed = 0;
   const int rc = run({"gshmem_allreduce (the timing exchange of an adaptive plan)", Coll::AllReduce,
-                      q.team, &agreed, &mine, 1, GSHMEM_DOUBLE, GSHMEM_MAX, -1, nullptr, true});
+                      q.team, &agreed, &mine, 1, GSHMEM_DOUBLE, GSHMEM_MIN, -1, nullptr, true});
   if (rc != GSHMEM_SUCCESS) return rc;
   std::string what;
   if (live.decide(agreed, &what) && t.my_index == 0) {

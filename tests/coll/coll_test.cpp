@@ -327,6 +327,34 @@ TEST(Coll, Teams) {
   gshmem_barrier_all();
 }
 
+// More members than one reduction pass takes (kMaxSrcs, 16), in place: dst is the PE's own
+// input, which the first pass overwrites while a later pass still reads it (member 16 and up).
+// Every direct reduction, with the roots and PEs past the first pass. Runs at 17 PEs
+// (coll_17pe_in_place); skipped with fewer.
+TEST(Coll, InPlaceWithMoreMembersThanAPass) {
+  if (npes() <= 16 || across()) GTEST_SKIP() << "needs more than 16 PEs on one node";
+  SCOPED_TRACE(gshmem_test::seed_note());
+  ensure_arena(4 << 20);
+  size_t k = 90000;
+  for (Algo algo : {Algo::Direct, Algo::Direct2}) {
+    ForceAlgo force(algo);
+    for (Coll coll : {Coll::AllReduce, Coll::Reduce, Coll::ReduceScatter}) {
+      if (algo == Algo::Direct2 && coll == Coll::ReduceScatter) continue;
+      for (size_t count : {size_t(1), size_t(33), size_t(5000)}) {
+        for (bool symmetric : {false, true}) {
+          Case c{coll, GSHMEM_INT64, GSHMEM_SUM, count};
+          c.in_place = true;
+          c.symmetric = symmetric;
+          c.root = npes() - 1;
+          c.salt = ++k;
+          EXPECT_EQ(run_case(c), 0u)
+              << gc::algo_name(algo) << " " << describe(c, GSHMEM_TEAM_WORLD);
+        }
+      }
+    }
+  }
+}
+
 // Live choices (collectives/adapt.hpp). A calibration that promises far more than the machine
 // gives (0.010 us for direct2, 0.011 us for direct, at every size) makes the members switch
 // between the two mid-run, at the ends of epochs only they agree on. Every call's result stays

@@ -66,6 +66,17 @@ GSHMEM_HD void publish_input(const Workspace& ws, const Peers& P, int ch, uint32
   publish<G>(ws, P, ch, rd, 0, false, region, m * es, only);
 }
 
+// This PE's input as a reduction must read it. In place (`out` is `in`) with more members than one
+// pass of reduce_all takes, the first pass overwrites `out` before a later one reads member P.me
+// (16 and up): then the copy of `in` that publish_input made in this PE's pool half, `copy_off`
+// bytes into it (in place, the input is never published in place: run() sees it written).
+GSHMEM_HD GSHMEM_INLINE const char* own_input(const Workspace& ws, const Peers& P, int ch,
+                                              uint32_t rd, const char* in, const void* out,
+                                              uint64_t copy_off) {
+  if (P.n <= kMaxSrcs || in != out) return in;
+  return ws.c.heap.base + half_off(ws, ch, half_of(ws, rd)) + copy_off;
+}
+
 template <class G>
 GSHMEM_HD void ack_all(const Workspace& ws, const Peers& P, int ch, uint32_t rd) {
   for (int i = 1; i < P.n; ++i) ack<G>(ws, P, ch, rd, (P.me + i) % P.n);
@@ -94,8 +105,15 @@ GSHMEM_HD void direct_allreduce(const Workspace& ws, const Peers& P, const R& r,
         publish_input<G>(ws, P, ch, rd, in, a.src_pub, 1, 0, m, es, all ? -1 : root);
       }
       if (all || P.me == root) {
+        if (!all && P.n > kMaxSrcs && in == dst + base * es) {
+          // A Reduce's root publishes nothing: the copy own_input reads is made here.
+          guard<G>(ws, ch, half_of(ws, rd));
+          copy<G>(ws.c.heap.base + half_off(ws, ch, half_of(ws, rd)), in, m * es);
+          G::sync();
+        }
+        const char* own = own_input(ws, P, ch, rd, in, dst + base * es, 0);
         reduce_all<G>(r, dst + base * es, P.n, m, [&](int j) -> const void* {
-          return j == P.me ? in : wait_published<G>(ws, P, ch, rd, 0, j, 0, 0).base;
+          return j == P.me ? own : wait_published<G>(ws, P, ch, rd, 0, j, 0, 0).base;
         });
         ack_all<G>(ws, P, ch, rd);
       }
@@ -107,8 +125,9 @@ GSHMEM_HD void direct_allreduce(const Workspace& ws, const Peers& P, const R& r,
     const bool out_in_dst = (all && a.dst_pub) || (!all && P.me == root);
     char* out = out_in_dst ? dst + (base + mine.lo) * es
                            : ws.c.heap.base + half_off(ws, ch, half_of(ws, rd)) + piece * es;
+    const char* own = own_input(ws, P, ch, rd, in + mine.lo * es, out, mine.lo * es);
     reduce_all<G>(r, out, P.n, mine.size(), [&](int j) -> const void* {
-      return (j == P.me ? in : wait_published<G>(ws, P, ch, rd, 0, j, 0, 0).base) + mine.lo * es;
+      return j == P.me ? own : wait_published<G>(ws, P, ch, rd, 0, j, 0, 0).base + mine.lo * es;
     });
     if (all || P.me != root) {
       publish<G>(ws, P, ch, rd, 1, out_in_dst, heap_off(ws, out), 0, all ? -1 : root);
@@ -142,8 +161,10 @@ GSHMEM_HD void direct_reducescatter(const Workspace& ws, const Peers& P, const R
     const uint64_t m = cr.hi - base < piece ? cr.hi - base : piece;
     const uint32_t rd = round++;
     publish_input<G>(ws, P, ch, rd, src + base * es, a.src_pub, P.n, a.count, m, es);
+    const char* own = own_input(ws, P, ch, rd, src + (uint64_t(P.me) * a.count + base) * es,
+                                dst + base * es, uint64_t(P.me) * m * es);
     reduce_all<G>(r, dst + base * es, P.n, m, [&](int j) -> const void* {
-      if (j == P.me) return src + (uint64_t(P.me) * a.count + base) * es;
+      if (j == P.me) return own;
       Published p = wait_published<G>(ws, P, ch, rd, 0, j, 0, m * es);
       return p.base + uint64_t(P.me) * p.stride;
     });

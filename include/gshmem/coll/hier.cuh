@@ -69,9 +69,9 @@ GSHMEM_HD void hier_allreduce(const Workspace& ws, int node_size, bool rail_rd, 
       const Piece p = piece_at(base);
       const char* in = src + base * es;
       publish_input<G>(ws, node, ch, rd, in, a.src_pub, 1, 0, p.m, es);
+      const char* own = own_input(ws, node, ch, rd, in + p.mine.lo * es, p.out, p.mine.lo * es);
       reduce_all<G>(r, p.out, L, p.mine.size(), [&](int j) -> const void* {
-        return (j == l ? in : wait_published<G>(ws, node, ch, rd, 0, j, 0, 0).base) +
-               p.mine.lo * es;
+        return j == l ? own : wait_published<G>(ws, node, ch, rd, 0, j, 0, 0).base + p.mine.lo * es;
       });
     }
     {  // across nodes: the AllReduce of slice l
