@@ -5,6 +5,7 @@
 #include <cinttypes>
 #include <cmath>
 #include <cstdio>
+#include <limits>
 #include <memory>
 
 #include "gshmem/gshmem.h"
@@ -21,20 +22,22 @@ void Chooser::reset(const double* expected_us, int n) {
   }
 }
 
-double Chooser::score(int i) const {
+double Chooser::score(int i, bool degraded) const {
   const bool fresh = seen_at_[i] > 0 && epoch_ - seen_at_[i] < ttl_[i];
-  return fresh ? seen_[i] : expected_[i];
+  if (fresh) return seen_[i];
+  return i == 0 || degraded ? expected_[i] : std::numeric_limits<double>::infinity();
 }
 
 int Chooser::epoch_end(double us) {
   ++epoch_;
   seen_[cur_] = us;
   seen_at_[cur_] = epoch_;
+  const bool degraded = us > kDegraded * expected_[cur_];
   int best = cur_;
   for (int i = 0; i < n_; ++i) {
-    if (score(i) < score(best)) best = i;
+    if (score(i, degraded) < score(best, degraded)) best = i;
   }
-  if (best == cur_ || score(best) * kHysteresis >= us) {
+  if (best == cur_ || score(best, degraded) * kHysteresis >= us) {
     ttl_[cur_] = kBaseTtl;  // it holds: when left some day, it is tried again soon
     return cur_;
   }

@@ -37,14 +37,19 @@ inline constexpr int kLiveInstanceWord = 3;
 
 // The choice among a call's candidates from the agreed time of each epoch. Candidate 0 is the
 // planner's. A candidate's score is its time seen in a recent epoch, else its expected time; the
-// next epoch runs the best score when it beats the current one's by more than kHysteresis. A
-// candidate left because it was slow keeps its seen time for twice as many epochs as the last
-// time it was left (from kBaseTtl up to kMaxTtl), then is tried again if its expected time
-// promises a gain: the machine may have come back, and a candidate that stays slow costs ever
-// fewer epochs. Pure: every member feeds it the same numbers and gets the same answers.
+// next epoch runs the best score when it beats the current one's by more than kHysteresis.
+// Candidates not seen recently other than the planner's count only while the current one is
+// degraded (slower than kDegraded times its expected time): a load that slows every candidate
+// alike (neighbours on a shared host) then sends no one exploring, while one that hits the
+// current algorithm hard (the far state above, 3x) does. A candidate left because it was slow
+// keeps its seen time for twice as many epochs as the last time it was left (from kBaseTtl up to
+// kMaxTtl), then is tried again if its expected time promises a gain: the machine may have come
+// back, and a candidate that stays slow costs ever fewer epochs. Pure: every member feeds it the
+// same numbers and gets the same answers.
 class Chooser {
  public:
   static constexpr double kHysteresis = 1.10;
+  static constexpr double kDegraded = 1.5;
   static constexpr long kBaseTtl = 8;
   static constexpr long kMaxTtl = 512;
 
@@ -58,7 +63,7 @@ class Chooser {
   int epoch_end(double us);
 
  private:
-  double score(int i) const;
+  double score(int i, bool degraded) const;
   int n_ = 0, cur_ = 0;
   long epoch_ = 0;
   double expected_[kLiveMaxCands] = {}, seen_[kLiveMaxCands] = {};
