@@ -65,6 +65,7 @@ constexpr int kSlotsPerTeam = 16;
 static_assert(8 * (kLiveInstanceWord + 1) <= kAreaHeaderBytes);
 
 std::atomic<uint64_t> switches{0};
+std::atomic<uint64_t> calls_by_algo[kNumAlgos];
 
 struct TeamChoices {
   uint64_t instance = 0;              // what this PE wrote into the team's instance word
@@ -149,6 +150,14 @@ bool LiveChoice::decide(double agreed_us, std::string* what) {
 
 uint64_t live_switches() {
   return switches.load(std::memory_order_relaxed);
+}
+
+uint64_t live_calls(Algo a) {
+  return int(a) < kNumAlgos ? calls_by_algo[int(a)].load(std::memory_order_relaxed) : 0;
+}
+
+void count_live_call(Algo a) {
+  if (int(a) < kNumAlgos) calls_by_algo[int(a)].fetch_add(1, std::memory_order_relaxed);
 }
 
 bool live_choices_enabled() {

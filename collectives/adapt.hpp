@@ -9,11 +9,12 @@
 // GSHMEM_ALGO), the members time their calls in epochs of a few calls. At the end of an epoch
 // they agree on its time (the least over the members of each one's median call, by an 8-byte
 // allreduce on the team: the last member to arrive waits least, so its time is the algorithm's,
-// not the skew between the members') and on what to run next (Chooser: the same numbers in, the same answer
-// out on every member). The candidates are the planner's choice and the other algorithms that give
-// the same result bit for bit (for the reductions, the direct family: every direct variant
-// combines the members' data in member order), whose expected time is at most kLiveSpread times
-// the choice's. GSHMEM_ADAPT=0 turns it off (it must be the same on every PE, as GSHMEM_ALGO).
+// not the skew between the members') and on what to run next (Chooser: the same numbers in, the
+// same answer out on every member). The candidates are the planner's choice and the other
+// algorithms that give the same result bit for bit (for the reductions, the direct family: every
+// direct variant combines the members' data in member order), whose expected time is at most
+// kLiveSpread times the choice's. GSHMEM_ADAPT=0 turns it off (it must be the same on every PE, as
+// GSHMEM_ALGO).
 #pragma once
 
 #include <cstdint>
@@ -111,9 +112,11 @@ class LiveChoice {
 
 // Whether GSHMEM_ADAPT allows live choices.
 bool live_choices_enabled();
-// How many times this process's live choices have switched candidates (for tests and
-// diagnostics).
+// How many times this process's live choices have switched candidates, and how many calls they
+// ran with each algorithm (for tests and diagnostics).
 uint64_t live_switches();
+uint64_t live_calls(Algo a);
+void count_live_call(Algo a);
 
 // The live choice of a call of `bytes` on the team in slot `team`, or nullptr when the call runs
 // `planned` as it is (too small, an algorithm forced, no other candidate). `instance_word`: a word

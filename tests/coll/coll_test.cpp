@@ -10,7 +10,9 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstring>
 #include <memory>
+#include <string>
 
 #include "collectives/adapt.hpp"
 #include "collectives/calibration.hpp"
@@ -389,9 +391,14 @@ TEST(Coll, LiveChoices) {
     }
   };
   const uint64_t before = gc::live_switches();
+  const uint64_t by_direct = gc::live_calls(Algo::Direct);
+  const uint64_t by_direct2 = gc::live_calls(Algo::Direct2);
   run_calls(70000);
   const int64_t switched = int64_t(gc::live_switches() - before);
   EXPECT_GE(switched, 1);
+  // The calls ran what the choice said: some by each.
+  EXPECT_GT(gc::live_calls(Algo::Direct), by_direct);
+  EXPECT_GT(gc::live_calls(Algo::Direct2), by_direct2);
   int64_t lo = 0, hi = 0;
   ASSERT_EQ(
       gshmem_allreduce(GSHMEM_TEAM_WORLD, &lo, &switched, 1, GSHMEM_INT64, GSHMEM_MIN, nullptr), 0);
@@ -405,6 +412,67 @@ TEST(Coll, LiveChoices) {
     EXPECT_EQ(gc::live_switches(), forced_before) << "a forced algorithm switched";
   }
   gc::install_calibration(nullptr);
+  gshmem_barrier_all();
+}
+
+// What lets live choices switch among the direct family mid-run: with random floats (whose sums
+// do depend on the order), every direct variant and protocol gives the same bits, in place or
+// not, for AllReduce, Reduce and ReduceScatter.
+TEST(Coll, DirectVariantsGiveTheSameBits) {
+  if (across()) GTEST_SKIP() << "the direct algorithms need one node";
+  const int n = npes(), me = gshmem_my_pe();
+  for (size_t count : {size_t(7), size_t(1000), size_t(70001)}) {
+    std::vector<float> in(count * size_t(n));
+    uint64_t x = 0x9E3779B97F4A7C15ull * uint64_t(me + 1) + count;
+    for (float& v : in) {
+      x = x * 6364136223846793005ull + 1442695040888963407ull;
+      v = float(int64_t(x >> 11) % 2000001 - 1000000) * 1.37e-3f;  // mixed signs and scales
+    }
+    for (Coll coll : {Coll::AllReduce, Coll::Reduce, Coll::ReduceScatter}) {
+      const size_t out_count = count;
+      const size_t in_count = coll == Coll::ReduceScatter ? count * size_t(n) : count;
+      std::vector<float> first;
+      std::string first_name;
+      for (Algo algo : {Algo::Direct, Algo::Direct2}) {
+        if (!gc::applicable(coll, algo, gc::team_shape(GSHMEM_TEAM_WORLD))) continue;
+        for (gc::Proto proto : {gc::Proto::Simple, gc::Proto::LL}) {
+          gc::Overrides o;
+          o.algo[int(coll)] = algo;
+          o.proto = proto;
+          gc::set_overrides(&o);
+          std::vector<float> src(in.begin(), in.begin() + long(in_count));
+          std::vector<float> dst(out_count, -1.0f);
+          int rc = -1;
+          switch (coll) {
+            case Coll::AllReduce:
+              rc = gshmem_allreduce(GSHMEM_TEAM_WORLD, dst.data(), src.data(), count, GSHMEM_FLOAT,
+                                    GSHMEM_SUM, nullptr);
+              break;
+            case Coll::Reduce:
+              rc = gshmem_reduce(GSHMEM_TEAM_WORLD, dst.data(), src.data(), count, GSHMEM_FLOAT,
+                                 GSHMEM_SUM, n - 1, nullptr);
+              break;
+            default:
+              rc = gshmem_reducescatter(GSHMEM_TEAM_WORLD, dst.data(), src.data(), count,
+                                        GSHMEM_FLOAT, GSHMEM_SUM, nullptr);
+              break;
+          }
+          gc::set_overrides(nullptr);
+          ASSERT_EQ(rc, 0);
+          if (coll == Coll::Reduce && me != n - 1) continue;
+          const std::string name = std::string(gc::algo_name(algo)) + "/" + gc::proto_name(proto);
+          if (first.empty()) {
+            first = dst;
+            first_name = name;
+          } else {
+            EXPECT_EQ(std::memcmp(first.data(), dst.data(), dst.size() * sizeof(float)), 0)
+                << gc::coll_name(coll) << " of " << count << " floats: " << name << " differs from "
+                << first_name;
+          }
+        }
+      }
+    }
+  }
   gshmem_barrier_all();
 }
 
