@@ -166,9 +166,10 @@ std::vector<gc::CalCurve> read_live(const std::string& path) {
   return out;
 }
 
-// Appends this job's live times to FILE.live.
-bool record_live(const std::string& path, const std::vector<gc::CalCurve>& live) {
-  FILE* f = std::fopen(path.c_str(), "a");
+// Adds this job's live times to FILE.live (a new one with the first job's FILE, so an old one
+// left beside it is not mixed in).
+bool record_live(const std::string& path, const std::vector<gc::CalCurve>& live, bool first) {
+  FILE* f = std::fopen(path.c_str(), first ? "w" : "a");
   if (!f) {
     std::fprintf(stderr, "gshmem_planner_check --record: cannot write %s\n", path.c_str());
     return false;
@@ -206,14 +207,15 @@ int judge_file(const std::string& path, double tolerance) {
   return judge(measured, shape, tolerance, live);
 }
 
-// Adds `job` to the runs recorded in `path` (a new file on the first job).
-bool record(const std::string& path, const gc::CalTable& job) {
+// Adds `job` to the runs recorded in `path` (a new file on the first job: *first set).
+bool record(const std::string& path, const gc::CalTable& job, bool* first) {
   std::string why;
   std::unique_ptr<gc::Calibration> runs = gc::load_calibration(path, &why);
   if (!why.empty()) {
     std::fprintf(stderr, "gshmem_planner_check --record: %s\n", why.c_str());
     return false;
   }
+  *first = !runs;
   if (!runs) runs = std::make_unique<gc::Calibration>();
   if (runs->tables.empty()) {
     runs->tables.push_back(job);
@@ -268,9 +270,10 @@ int main(int argc, char** argv) {
   const gc::CalTable fresh = gc::measure_world(spec, talk ? stdout : nullptr, &live);
   int status = 0;
   if (talk) {
+    bool first = false;
     status = judge(fresh, shape, tolerance, live);
     if (!record_path.empty() &&
-        (!record(record_path, fresh) || !record_live(record_path + ".live", live))) {
+        (!record(record_path, fresh, &first) || !record_live(record_path + ".live", live, first))) {
       status = 2;
     }
   }
