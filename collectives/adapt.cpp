@@ -86,8 +86,14 @@ bool LiveChoice::made_from(Coll coll, uint64_t bytes, const Plan& planned, const
          o_.use_calibration == o.use_calibration;
 }
 
-bool LiveChoice::set_up(Coll coll, uint64_t bytes, const TeamShape& shape, const Plan& planned,
-                        const Overrides& o) {
+void LiveChoice::set_up(Coll coll, uint64_t bytes, const TeamShape& shape, const Plan& planned,
+                        const Overrides& o, const Calibration* cal) {
+  coll_ = int(coll);
+  bytes_ = bytes;
+  cal_ = cal;
+  planned_ = planned;
+  o_ = o;
+  live_ = false;
   int n = 0;
   plans_[n++] = planned;
   for (int i = 1; i < kNumAlgos && n < kLiveMaxCands; ++i) {
@@ -105,7 +111,7 @@ bool LiveChoice::set_up(Coll coll, uint64_t bytes, const TeamShape& shape, const
       plans_[n++] = p;
     }
   }
-  if (n < 2 || !(planned.predicted_us > 0)) return false;
+  if (n < 2 || !(planned.predicted_us > 0)) return;
   double expected[kLiveMaxCands];
   for (int i = 0; i < n; ++i) expected[i] = plans_[i].predicted_us;
   chooser_.reset(expected, n);
@@ -117,7 +123,7 @@ bool LiveChoice::set_up(Coll coll, uint64_t bytes, const TeamShape& shape, const
   epoch_calls_ = int(std::clamp(std::ceil(100 * exchange_us / planned.predicted_us),
                                 double(kLiveMinEpochCalls), double(kLiveMaxEpochCalls)));
   calls_ = 0;
-  return true;
+  live_ = true;
 }
 
 bool LiveChoice::add(double us) {
@@ -196,14 +202,7 @@ LiveChoice* live_choice(int team, uint64_t* instance_word, Coll coll, uint64_t b
   }
   tc.used[k] = ++tc.clock;
   LiveChoice& c = tc.slot[k];
-  if (!c.made_from(coll, bytes, planned, o, cal)) {
-    c.coll_ = int(coll);
-    c.bytes_ = bytes;
-    c.cal_ = cal;
-    c.planned_ = planned;
-    c.o_ = o;
-    c.live_ = c.set_up(coll, bytes, shape, planned, o);
-  }
+  if (!c.made_from(coll, bytes, planned, o, cal)) c.set_up(coll, bytes, shape, planned, o, cal);
   return c.live_ ? &c : nullptr;
 }
 

@@ -91,8 +91,9 @@ class LiveChoice {
                                  const Calibration* cal);
   bool made_from(Coll coll, uint64_t bytes, const Plan& planned, const Overrides& o,
                  const Calibration* cal) const;
-  bool set_up(Coll coll, uint64_t bytes, const TeamShape& shape, const Plan& planned,
-              const Overrides& o);
+  // Makes the candidates for the key; live_ says whether there are two or more.
+  void set_up(Coll coll, uint64_t bytes, const TeamShape& shape, const Plan& planned,
+              const Overrides& o, const Calibration* cal);
 
   // The key: what the candidates were made from. (Not the overrides' generation: a program that
   // forces an algorithm for some calls and then returns to the planner finds its choices as it

@@ -97,7 +97,12 @@ void max_over_pes(std::vector<double>* v) {
   gshmem_free(sym);
 }
 
-void force_candidate(Coll coll, Algo a, Proto pr) {
+// Forces candidate (a, pr) of coll; Auto: forces nothing (the planner as it runs).
+void force(Coll coll, Algo a, Proto pr) {
+  if (a == Algo::Auto) {
+    set_overrides(nullptr);
+    return;
+  }
   Overrides o;
   o.algo[int(coll)] = a;
   o.proto = pr;
@@ -140,16 +145,9 @@ CalTable measure_world(const MeasureSpec& spec, FILE* progress, std::vector<CalC
     if (calls.empty()) continue;  // no curve without points: the file would not parse
     const size_t first = table.curves.size();
     for (const auto& [a, pr] : cands) table.curves.push_back({coll, a, pr, {}});
-    auto force = [coll](Algo a, Proto pr) {
-      if (a == Algo::Auto) {
-        set_overrides(nullptr);
-      } else {
-        force_candidate(coll, a, pr);
-      }
-    };
     // Untimed first calls of every candidate: its buffers' first touch, its plan, the caches.
     for (const auto& [a, pr] : cands) {
-      force(a, pr);
+      force(coll, a, pr);
       for (int i = 0; i < 200; ++i) calls.front().run(dst, src);
     }
     // Each candidate's iterations at each size, from one warm-up call (the slowest PE's).
@@ -157,7 +155,7 @@ CalTable measure_world(const MeasureSpec& spec, FILE* progress, std::vector<CalC
     std::vector<double> warm(ns * nc);
     for (size_t k = 0; k < ns; ++k) {
       for (size_t c = 0; c < nc; ++c) {
-        force(cands[c].first, cands[c].second);
+        force(coll, cands[c].first, cands[c].second);
         gshmem_barrier_all();
         const double t0 = now_us();
         calls[k].run(dst, src);
@@ -173,7 +171,7 @@ CalTable measure_world(const MeasureSpec& spec, FILE* progress, std::vector<CalC
         for (size_t c = 0; c < nc; ++c) {
           const int iters =
               int(std::clamp(spec.budget_us / std::max(warm[k * nc + c], 0.01), 3.0, 2000.0));
-          force(cands[c].first, cands[c].second);
+          force(coll, cands[c].first, cands[c].second);
           // The PEs leave a barrier apart (by a time slice when they share cores); one untimed
           // call of the candidate itself lines them up as it will in the loop.
           gshmem_barrier_all();

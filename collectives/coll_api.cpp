@@ -524,9 +524,11 @@ int run(const Request& q) {
     log::error("%s", e.what());
     return e.status();
   }
-  if (live) count_live_call(ws.algo);
-  if (live && live->add(double(gshmem::detail::now_ns() - t0) / 1e3)) {
-    return end_epoch(q, *t, *live, std::max(src_bytes, dst_bytes));
+  if (live) {
+    count_live_call(ws.algo);
+    if (live->add(double(gshmem::detail::now_ns() - t0) / 1e3)) {
+      return end_epoch(q, *t, *live, std::max(src_bytes, dst_bytes));
+    }
   }
   return GSHMEM_SUCCESS;
 }
