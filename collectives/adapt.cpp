@@ -9,7 +9,6 @@
 #include <memory>
 
 #include "gshmem/gshmem.h"
-#include "host/base/env.hpp"
 
 namespace gshmem::coll {
 
@@ -32,6 +31,23 @@ int Chooser::epoch_end(double us) {
   ++epoch_;
   seen_[cur_] = us;
   seen_at_[cur_] = epoch_;
+  if (probing_) {
+    for (int i = 0; i < n_; ++i) {
+      if (seen_at_[i] == 0) return cur_ = i;
+    }
+    // Every candidate ran an epoch: the planner's choice stays unless another beat it by more
+    // than the hysteresis.
+    probing_ = false;
+    int best = 0;
+    for (int i = 1; i < n_; ++i) {
+      if (seen_[i] < seen_[best]) best = i;
+    }
+    cur_ = best != 0 && seen_[best] * kHysteresis < seen_[0] ? best : 0;
+    for (int i = 0; i < n_; ++i) {  // the slower ones are left as if they had run
+      if (seen_[i] > seen_[cur_]) ttl_[i] = std::min(ttl_[i] * 2, kMaxTtl);
+    }
+    return cur_;
+  }
   const bool degraded = us > kDegraded * expected_[cur_];
   int best = cur_;
   for (int i = 0; i < n_; ++i) {
@@ -48,12 +64,15 @@ int Chooser::epoch_end(double us) {
 
 namespace {
 
-// Whether `a` gives the same result as the planner's `planned` for coll, bit for bit. The
-// collectives that only move data give the same bytes by any algorithm; the reductions do within
-// the direct family (each direct variant, either protocol, reduces in member order), not across
-// it (ring and tree start the sum at different members).
-bool same_result(Coll coll, Algo planned, Algo a) {
-  if (coll != Coll::AllReduce && coll != Coll::Reduce && coll != Coll::ReduceScatter) return true;
+// Whether `a` gives the same result as the planner's `planned` for coll, bit for bit. Calls whose
+// result does not depend on the order (data movement, integer reductions) get the same bits from
+// any algorithm; floating-point reductions do within the direct family (each direct variant,
+// either protocol, reduces in member order), not across it (ring and tree start the sum at
+// different members).
+bool same_result(Coll coll, bool order_free, Algo planned, Algo a) {
+  const bool reduces =
+      coll == Coll::AllReduce || coll == Coll::Reduce || coll == Coll::ReduceScatter;
+  if (!reduces || order_free) return true;
   auto direct = [](Algo x) { return x == Algo::Direct || x == Algo::Direct2; };
   return direct(planned) && direct(a);
 }
@@ -76,29 +95,32 @@ struct TeamChoices {
 
 }  // namespace
 
-bool LiveChoice::made_from(Coll coll, uint64_t bytes, const Plan& planned, const Overrides& o,
-                           const Calibration* cal) const {
+bool LiveChoice::made_from(Coll coll, uint64_t bytes, bool order_free, const Plan& planned,
+                           const Overrides& o, const Calibration* cal) const {
   const Plan& p = planned_;
-  return coll_ == int(coll) && bytes_ == bytes && cal_ == cal && p.algo == planned.algo &&
-         p.sub == planned.sub && p.proto == planned.proto && p.nch == planned.nch &&
-         p.chunk == planned.chunk && o_.algo[int(coll)] == o.algo[int(coll)] &&
-         o_.proto == o.proto && o_.nch == o.nch && o_.chunk == o.chunk &&
-         o_.use_calibration == o.use_calibration;
+  return coll_ == int(coll) && bytes_ == bytes && order_free_ == order_free && cal_ == cal &&
+         p.algo == planned.algo && p.sub == planned.sub && p.proto == planned.proto &&
+         p.nch == planned.nch && p.chunk == planned.chunk &&
+         o_.algo[int(coll)] == o.algo[int(coll)] && o_.proto == o.proto && o_.nch == o.nch &&
+         o_.chunk == o.chunk && o_.use_calibration == o.use_calibration && o_.adapt == o.adapt;
 }
 
-void LiveChoice::set_up(Coll coll, uint64_t bytes, const TeamShape& shape, const Plan& planned,
-                        const Overrides& o, const Calibration* cal) {
+void LiveChoice::set_up(Coll coll, uint64_t bytes, bool order_free, const TeamShape& shape,
+                        const Plan& planned, const Overrides& o, const Calibration* cal) {
   coll_ = int(coll);
   bytes_ = bytes;
+  order_free_ = order_free;
   cal_ = cal;
   planned_ = planned;
   o_ = o;
   live_ = false;
-  int n = 0;
-  plans_[n++] = planned;
-  for (int i = 1; i < kNumAlgos && n < kLiveMaxCands; ++i) {
+  // The other algorithms allowed, the most promising first.
+  Plan others[kNumAlgos];
+  int k = 0;
+  for (int i = 1; i < kNumAlgos; ++i) {
     const Algo a = Algo(i);
-    if (a == planned.algo || !applicable(coll, a, shape) || !same_result(coll, planned.algo, a)) {
+    if (a == planned.algo || !applicable(coll, a, shape) ||
+        (o.adapt == Adapt::SameBits && !same_result(coll, order_free, planned.algo, a))) {
       continue;
     }
     Overrides forced = o;
@@ -108,9 +130,14 @@ void LiveChoice::set_up(Coll coll, uint64_t bytes, const TeamShape& shape, const
     const bool proto_ok = !planned.proto_forced || p.proto == planned.proto;
     if (p.algo == a && proto_ok && p.predicted_us > 0 &&
         p.predicted_us <= kLiveSpread * planned.predicted_us) {
-      plans_[n++] = p;
+      int j = k++;  // kept in order of expected time
+      for (; j > 0 && others[j - 1].predicted_us > p.predicted_us; --j) others[j] = others[j - 1];
+      others[j] = p;
     }
   }
+  int n = 0;
+  plans_[n++] = planned;
+  for (int i = 0; i < k && n < kLiveMaxCands; ++i) plans_[n++] = others[i];
   if (n < 2 || !(planned.predicted_us > 0)) return;
   double expected[kLiveMaxCands];
   for (int i = 0; i < n; ++i) expected[i] = plans_[i].predicted_us;
@@ -166,16 +193,15 @@ void count_live_call(Algo a) {
   if (int(a) < kNumAlgos) calls_by_algo[int(a)].fetch_add(1, std::memory_order_relaxed);
 }
 
-bool live_choices_enabled() {
-  static const bool on = Env::get().flag("GSHMEM_ADAPT");
-  return on;
+Adapt adapt_setting(std::string_view value) {
+  return value == "0" ? Adapt::Off : value == "bits" ? Adapt::SameBits : Adapt::Any;
 }
 
 LiveChoice* live_choice(int team, uint64_t* instance_word, Coll coll, uint64_t bytes,
-                        const TeamShape& shape, const Plan& planned, const Overrides& o,
-                        const Calibration* cal) {
+                        bool order_free, const TeamShape& shape, const Plan& planned,
+                        const Overrides& o, const Calibration* cal) {
   if (bytes < kLiveMinBytes || planned.forced || shape.gpu || shape.n < 2 || team < 0 ||
-      team >= GSHMEM_MAX_TEAMS || !live_choices_enabled()) {
+      team >= GSHMEM_MAX_TEAMS || o.adapt == Adapt::Off) {
     return nullptr;
   }
   // Made on a team's first live call and never freed (a call from an atexit handler may come
@@ -194,7 +220,7 @@ LiveChoice* live_choice(int team, uint64_t* instance_word, Coll coll, uint64_t b
   int k = 0;
   for (int i = 0; i < kSlotsPerTeam; ++i) {
     const LiveChoice& x = tc.slot[i];
-    if (tc.used[i] && x.coll_ == int(coll) && x.bytes_ == bytes) {
+    if (tc.used[i] && x.coll_ == int(coll) && x.bytes_ == bytes && x.order_free_ == order_free) {
       k = i;
       break;
     }
@@ -202,7 +228,9 @@ LiveChoice* live_choice(int team, uint64_t* instance_word, Coll coll, uint64_t b
   }
   tc.used[k] = ++tc.clock;
   LiveChoice& c = tc.slot[k];
-  if (!c.made_from(coll, bytes, planned, o, cal)) c.set_up(coll, bytes, shape, planned, o, cal);
+  if (!c.made_from(coll, bytes, order_free, planned, o, cal)) {
+    c.set_up(coll, bytes, order_free, shape, planned, o, cal);
+  }
   return c.live_ ? &c : nullptr;
 }
 

@@ -11,14 +11,25 @@
 // allreduce on the team: the last member to arrive waits least, so its time is the algorithm's,
 // not the skew between the members') and on what to run next (Chooser: the same numbers in, the
 // same answer out on every member). The candidates are the planner's choice and the other
-// algorithms that give the same result bit for bit (for the reductions, the direct family: every
-// direct variant combines the members' data in member order), whose expected time is at most
-// kLiveSpread times the choice's. GSHMEM_ADAPT=0 turns it off (it must be the same on every PE, as
-// GSHMEM_ALGO).
+// algorithms whose expected time is at most kLiveSpread times the choice's.
+//
+// GSHMEM_ADAPT says which algorithms (it must be the same on every PE, as GSHMEM_ALGO):
+// - 1 (the default): any. A floating-point reduction then gives every member the same bits in a
+//   call, but a call may differ in its last bits from the call before it of the same shape when
+//   the team switched between algorithm families (ring and tree start the sum at different
+//   members), as it may between two jobs whose calibrations differ. Measured at 4 PEs on 2 cores:
+//   ring, chosen by a calibration that saw it fast, ran AllReduce 8-32 MiB at 2.6-2.9x direct2
+//   for whole jobs.
+// - bits: only algorithms that give the same result bit for bit: for the reductions of floating
+//   types, the direct family (every direct variant combines the members' data in member order);
+//   for integer types any order gives the same bits. For jobs that must repeat their floats
+//   exactly (as NCCL_ALGO fixed, or Intel MPI's I_MPI_CBWR).
+// - 0: every call runs the plan made when its shape was first seen.
 #pragma once
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 
 #include "collectives/planner.hpp"
 
@@ -37,16 +48,22 @@ inline constexpr int kLiveMaxEpochCalls = 64;
 inline constexpr int kLiveInstanceWord = 3;
 
 // The choice among a call's candidates from the agreed time of each epoch. Candidate 0 is the
-// planner's. A candidate's score is its time seen in a recent epoch, else its expected time; the
-// next epoch runs the best score when it beats the current one's by more than kHysteresis.
-// Candidates not seen recently other than the planner's count only while the current one is
-// degraded (slower than kDegraded times its expected time): a load that slows every candidate
-// alike (neighbours on a shared host) then sends no one exploring, while one that hits the
-// current algorithm hard (the far state above, 3x) does. A candidate left because it was slow
-// keeps its seen time for twice as many epochs as the last time it was left (from kBaseTtl up to
-// kMaxTtl), then is tried again if its expected time promises a gain: the machine may have come
-// back, and a candidate that stays slow costs ever fewer epochs. Pure: every member feeds it the
-// same numbers and gets the same answers.
+// planner's. The first epochs run every candidate once (a probe): a calibration made in another
+// state of the machine is then found out even where the plan runs as fast as it expected (measured
+// at 4 PEs on 2 cores: in check jobs after a calibration that chose direct for AllReduce 256 KiB-2
+// MiB, direct2 took 0.74-0.88 of direct's time, and direct was not slow enough to explore); the
+// planner's choice stays unless
+// another beat it by more than kHysteresis. The probe costs at most kLiveMaxCands - 1 epochs of
+// candidates expected within kLiveSpread, once per call shape and team. Then a candidate's score is
+// its time seen in a recent epoch, else its expected time; the next epoch runs the best score when
+// it beats the current one's by more than kHysteresis. Candidates not seen recently other than the
+// planner's count only while the current one is degraded (slower than kDegraded times its expected
+// time): a load that slows every candidate alike (neighbours on a shared host) then sends no one
+// exploring, while one that hits the current algorithm hard (the far state above, 3x) does. A
+// candidate left because it was slow keeps its seen time for twice as many epochs as the last time
+// it was left (from kBaseTtl up to kMaxTtl), then is tried again if its expected time promises a
+// gain: the machine may have come back, and a candidate that stays slow costs ever fewer epochs.
+// Pure: every member feeds it the same numbers and gets the same answers.
 class Chooser {
  public:
   static constexpr double kHysteresis = 1.10;
@@ -66,6 +83,7 @@ class Chooser {
  private:
   double score(int i, bool degraded) const;
   int n_ = 0, cur_ = 0;
+  bool probing_ = true;
   long epoch_ = 0;
   double expected_[kLiveMaxCands] = {}, seen_[kLiveMaxCands] = {};
   long seen_at_[kLiveMaxCands] = {}, ttl_[kLiveMaxCands] = {};
@@ -87,19 +105,20 @@ class LiveChoice {
 
  private:
   friend LiveChoice* live_choice(int team, uint64_t* instance_word, Coll coll, uint64_t bytes,
-                                 const TeamShape& shape, const Plan& planned, const Overrides& o,
-                                 const Calibration* cal);
-  bool made_from(Coll coll, uint64_t bytes, const Plan& planned, const Overrides& o,
-                 const Calibration* cal) const;
+                                 bool order_free, const TeamShape& shape, const Plan& planned,
+                                 const Overrides& o, const Calibration* cal);
+  bool made_from(Coll coll, uint64_t bytes, bool order_free, const Plan& planned,
+                 const Overrides& o, const Calibration* cal) const;
   // Makes the candidates for the key; live_ says whether there are two or more.
-  void set_up(Coll coll, uint64_t bytes, const TeamShape& shape, const Plan& planned,
-              const Overrides& o, const Calibration* cal);
+  void set_up(Coll coll, uint64_t bytes, bool order_free, const TeamShape& shape,
+              const Plan& planned, const Overrides& o, const Calibration* cal);
 
   // The key: what the candidates were made from. (Not the overrides' generation: a program that
   // forces an algorithm for some calls and then returns to the planner finds its choices as it
   // left them.)
   int coll_ = -1;
   uint64_t bytes_ = 0;
+  bool order_free_ = false;
   const Calibration* cal_ = nullptr;
   Plan planned_;
   Overrides o_;
@@ -111,8 +130,8 @@ class LiveChoice {
   double times_[kLiveMaxEpochCalls] = {};
 };
 
-// Whether GSHMEM_ADAPT allows live choices.
-bool live_choices_enabled();
+// GSHMEM_ADAPT's value ("1", "bits" or "0") as Overrides::adapt.
+Adapt adapt_setting(std::string_view value);
 // How many times this process's live choices have switched candidates, and how many calls they
 // ran with each algorithm (for tests and diagnostics).
 uint64_t live_switches();
@@ -120,12 +139,14 @@ uint64_t live_calls(Algo a);
 void count_live_call(Algo a);
 
 // The live choice of a call of `bytes` on the team in slot `team`, or nullptr when the call runs
-// `planned` as it is (too small, an algorithm forced, no other candidate). `instance_word`: a word
+// `planned` as it is (too small, an algorithm forced, no other candidate). `order_free`: the
+// call's result does not depend on the order its data is combined in (it moves data only, or
+// reduces an integer type), so every algorithm gives the same bits. `instance_word`: a word
 // of the team's collective area, zeroed when the team is created, so a new team in the slot starts
 // afresh on every member alike. Called by every member at the same call (the state is the
 // members' common history of the team's calls). One thread at a time per team.
 LiveChoice* live_choice(int team, uint64_t* instance_word, Coll coll, uint64_t bytes,
-                        const TeamShape& shape, const Plan& planned, const Overrides& o,
-                        const Calibration* cal);
+                        bool order_free, const TeamShape& shape, const Plan& planned,
+                        const Overrides& o, const Calibration* cal);
 
 }  // namespace gshmem::coll

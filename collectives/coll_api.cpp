@@ -61,6 +61,7 @@ Settings& settings() {
     int64_t nch = env.integer("GSHMEM_NCHANNELS");
     st->env.nch = nch > 0 ? int(nch) : 0;
     st->env.chunk = env.size("GSHMEM_CHUNK_SIZE");
+    st->env.adapt = adapt_setting(env.str("GSHMEM_ADAPT"));
     return st;
   }();
   return *s;
@@ -313,8 +314,10 @@ Plan plan_call(const Request& q, Runtime& rt, const TeamInfo& t, uint64_t size,
   if (live) {
     auto* header =
         reinterpret_cast<uint64_t*>(rt.context().heap.base + rt.teams().coll_area_offset(q.team));
-    *live = live_choice(int(q.team), header + kLiveInstanceWord, q.coll, size, shape, plan,
-                        st.use_test ? st.test : st.env, cal);
+    // Integer types give the same bits in any order.
+    const bool order_free = !q.reduces || (q.dtype() >= GSHMEM_INT8 && q.dtype() <= GSHMEM_UINT64);
+    *live = live_choice(int(q.team), header + kLiveInstanceWord, q.coll, size, order_free, shape,
+                        plan, st.use_test ? st.test : st.env, cal);
   }
   if (log::enabled(log::Level::Info, log::COLL) && t.my_index == 0) {
     std::lock_guard<std::mutex> lock(st.mu);

@@ -72,6 +72,10 @@ struct Plan {
   bool proto_forced = false;  // GSHMEM_PROTO (or a test override) chose the protocol
 };
 
+// What live choices (adapt.hpp, GSHMEM_ADAPT) may switch a call to: nothing; only algorithms that
+// give the same result bit for bit; any algorithm the plan could have chosen.
+enum class Adapt : uint8_t { Off, SameBits, Any };
+
 // What the environment (or a test) imposes. Auto / 0: the planner decides.
 struct Overrides {
   Algo algo[kNumColls] = {};
@@ -80,6 +84,7 @@ struct Overrides {
   uint64_t chunk = 0;
   bool use_calibration = true;  // false: the model with the constants (what they would choose;
                                 // a ScopedLinkCost of this thread still applies)
+  Adapt adapt = Adapt::Any;
 };
 
 const char* algo_name(Algo a);

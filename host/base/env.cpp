@@ -164,11 +164,14 @@ const std::vector<EnvSpec> kRegistry = {
      "Bytes per pipelining step of the push algorithms (0: the planner decides; capped by the "
      "scratch slots).",
      false},
-    {"GSHMEM_ADAPT", EnvKind::Bool, "1", nullptr,
-     "1: CPU PEs time large collective calls (256 KiB and up) whose algorithm the planner chose, "
-     "and when the machine runs the choice far slower than expected, the team's members agree "
-     "to run another algorithm that gives the same result bit for bit; 0: every call runs the "
-     "plan made when its shape was first seen. The same on every PE.",
+    {"GSHMEM_ADAPT", EnvKind::Choice, "1", "1|bits|0",
+     "Live choices: CPU PEs time large collective calls (256 KiB and up) whose algorithm the "
+     "planner chose, and when the machine runs the choice far slower than expected, the team's "
+     "members agree to run another algorithm. 1: any algorithm (a floating-point reduction may "
+     "then differ in its last bits from an earlier call of the same shape, never between the "
+     "members of one call); bits: only algorithms that give the same result bit for bit (floating "
+     "reductions switch within the direct family only); 0: every call runs the plan made when "
+     "its shape was first seen. The same on every PE.",
      false},
     {"GSHMEM_CALIBRATION", EnvKind::Choice, "auto", "auto|off",
      "auto: the collectives planner uses this host's calibration file (gshmem-info --calibrate "

@@ -358,66 +358,96 @@ TEST(Coll, InPlaceWithMoreMembersThanAPass) {
 }
 
 // Live choices (collectives/adapt.hpp). A calibration that promises far more than the machine
-// gives (0.010 us for direct2, 0.011 us for direct, at every size) makes the members switch
-// between the two mid-run, at the ends of epochs only they agree on. Every call's result stays
-// exact, every member switches as often as the others, and a forced algorithm never switches.
-TEST(Coll, LiveChoices) {
-  if (across()) GTEST_SKIP() << "the reductions switch within the direct family: one node";
-  SCOPED_TRACE(gshmem_test::seed_note());
-  const size_t count = gc::kLiveMinBytes / sizeof(float);
-  ensure_arena(4 * gc::kLiveMinBytes);
+// gives (0.010 us for `planned`, 0.011 us for `other`, at every size of AllReduce) makes the
+// members switch between the two mid-run, at the ends of epochs only they agree on.
+void promise_live(Algo planned, Algo other) {
   gc::TeamShape shape = gc::team_shape(GSHMEM_TEAM_WORLD);
   auto cal = std::make_unique<gc::Calibration>();
   cal->origin = "Coll.LiveChoices";
   gc::CalTable t{gc::shape_key(shape), {}};
   t.curves.push_back(
-      {Coll::AllReduce, Algo::Direct2, gc::Proto::Simple, {{8, 0.010}, {64u << 20, 0.010}}});
-  t.curves.push_back(
-      {Coll::AllReduce, Algo::Direct, gc::Proto::Simple, {{8, 0.011}, {64u << 20, 0.011}}});
+      {Coll::AllReduce, planned, gc::Proto::Simple, {{8, 0.010}, {64u << 20, 0.010}}});
+  t.curves.push_back({Coll::AllReduce, other, gc::Proto::Simple, {{8, 0.011}, {64u << 20, 0.011}}});
   cal->tables.push_back(t);
   gc::install_calibration(std::move(cal));
-  ASSERT_EQ(gc::plan_for(Coll::AllReduce, GSHMEM_TEAM_WORLD, gc::kLiveMinBytes).algo,
-            Algo::Direct2);
-  // Epochs of kLiveMaxEpochCalls calls here (the exchange is promised to cost as much as a
-  // call): three epochs' worth, so at least one switch.
-  const int calls = 3 * gc::kLiveMaxEpochCalls;
-  auto run_calls = [&](size_t salt) {
-    for (int i = 0; i < calls; ++i) {
-      Case c{Coll::AllReduce, GSHMEM_FLOAT, GSHMEM_SUM, count};
-      c.symmetric = i % 2 == 0;
-      c.in_place = i % 3 == 0;
-      c.salt = salt + size_t(i);
-      ASSERT_EQ(run_case(c), 0u) << "call " << i;
-    }
-  };
+  ASSERT_EQ(gc::plan_for(Coll::AllReduce, GSHMEM_TEAM_WORLD, gc::kLiveMinBytes).algo, planned);
+}
+
+// Runs three epochs' worth of live AllReduce calls of `dtype` under GSHMEM_ADAPT=`mode` (epochs
+// of kLiveMaxEpochCalls calls here: the exchange is promised to cost as much as a call), every
+// result checked. Returns how often the live choices switched, after checking that every member
+// switched as often as the others.
+int64_t run_live_calls(gshmem_datatype_t dtype, gc::Adapt mode, size_t salt) {
+  gc::Overrides o = gc::overrides();
+  o.adapt = mode;
+  gc::set_overrides(&o);
+  const size_t count = gc::kLiveMinBytes / gshmem_datatype_size(dtype);
   const uint64_t before = gc::live_switches();
+  for (int i = 0; i < 3 * gc::kLiveMaxEpochCalls; ++i) {
+    Case c{Coll::AllReduce, dtype, GSHMEM_SUM, count};
+    c.symmetric = i % 2 == 0;
+    c.in_place = i % 3 == 0;
+    c.salt = salt + size_t(i);
+    EXPECT_EQ(run_case(c), 0u) << "call " << i;
+  }
+  gc::set_overrides(nullptr);
+  const int64_t switched = int64_t(gc::live_switches() - before);
+  int64_t lo = 0, hi = 0;
+  EXPECT_EQ(
+      gshmem_allreduce(GSHMEM_TEAM_WORLD, &lo, &switched, 1, GSHMEM_INT64, GSHMEM_MIN, nullptr), 0);
+  EXPECT_EQ(
+      gshmem_allreduce(GSHMEM_TEAM_WORLD, &hi, &switched, 1, GSHMEM_INT64, GSHMEM_MAX, nullptr), 0);
+  EXPECT_EQ(lo, hi) << "the members switched a different number of times";
+  return switched;
+}
+
+// Within the direct family (one node): every call's result stays exact, the calls run what the
+// choice says, and a forced algorithm never switches.
+TEST(Coll, LiveChoices) {
+  if (across()) GTEST_SKIP() << "the direct family needs one node";
+  SCOPED_TRACE(gshmem_test::seed_note());
+  ensure_arena(8 * gc::kLiveMinBytes);
+  promise_live(Algo::Direct2, Algo::Direct);
   const uint64_t by_direct = gc::live_calls(Algo::Direct);
   const uint64_t by_direct2 = gc::live_calls(Algo::Direct2);
-  run_calls(70000);
-  const int64_t switched = int64_t(gc::live_switches() - before);
-  EXPECT_GE(switched, 1);
+  EXPECT_GE(run_live_calls(GSHMEM_FLOAT, gc::Adapt::SameBits, 70000), 1);
   // The calls ran what the choice said: some by each.
   EXPECT_GT(gc::live_calls(Algo::Direct), by_direct);
   EXPECT_GT(gc::live_calls(Algo::Direct2), by_direct2);
-  int64_t lo = 0, hi = 0;
-  ASSERT_EQ(
-      gshmem_allreduce(GSHMEM_TEAM_WORLD, &lo, &switched, 1, GSHMEM_INT64, GSHMEM_MIN, nullptr), 0);
-  ASSERT_EQ(
-      gshmem_allreduce(GSHMEM_TEAM_WORLD, &hi, &switched, 1, GSHMEM_INT64, GSHMEM_MAX, nullptr), 0);
-  EXPECT_EQ(lo, hi) << "the members switched a different number of times";
   {
     ForceAlgo force(Algo::Direct2);
     const uint64_t forced_before = gc::live_switches();
-    run_calls(80000);
+    run_live_calls(GSHMEM_FLOAT, gc::Adapt::Any, 80000);
     EXPECT_EQ(gc::live_switches(), forced_before) << "a forced algorithm switched";
   }
   gc::install_calibration(nullptr);
   gshmem_barrier_all();
 }
 
-// What lets live choices switch among the direct family mid-run: with random floats (whose sums
-// do depend on the order), every direct variant and protocol gives the same bits, in place or
-// not, for AllReduce, Reduce and ReduceScatter.
+// Across algorithm families (ring and recursive doubling, on one node or across nodes): by
+// default a float reduction switches (its results stay exact here: the inputs sum exactly in any
+// order); GSHMEM_ADAPT=bits keeps a float reduction on its plan but lets an integer one switch
+// (any order gives the same bits); 0 switches nothing.
+TEST(Coll, LiveChoicesAcrossFamilies) {
+  SCOPED_TRACE(gshmem_test::seed_note());
+  ensure_arena(8 * gc::kLiveMinBytes);
+  promise_live(Algo::Ring, Algo::RecDbl);
+  const uint64_t by_ring = gc::live_calls(Algo::Ring);
+  const uint64_t by_rd = gc::live_calls(Algo::RecDbl);
+  EXPECT_GE(run_live_calls(GSHMEM_FLOAT, gc::Adapt::Any, 90000), 1);
+  EXPECT_GT(gc::live_calls(Algo::Ring), by_ring);
+  EXPECT_GT(gc::live_calls(Algo::RecDbl), by_rd);
+  EXPECT_EQ(run_live_calls(GSHMEM_FLOAT, gc::Adapt::SameBits, 91000), 0)
+      << "bits: a float reduction left its algorithm family";
+  EXPECT_GE(run_live_calls(GSHMEM_INT64, gc::Adapt::SameBits, 92000), 1);
+  EXPECT_EQ(run_live_calls(GSHMEM_INT64, gc::Adapt::Off, 93000), 0) << "0: a call switched";
+  gc::install_calibration(nullptr);
+  gshmem_barrier_all();
+}
+
+// What lets GSHMEM_ADAPT=bits switch float reductions among the direct family: with random floats
+// (whose sums do depend on the order), every direct variant and protocol gives the same bits, in
+// place or not, for AllReduce, Reduce and ReduceScatter.
 TEST(Coll, DirectVariantsGiveTheSameBits) {
   if (across()) GTEST_SKIP() << "the direct algorithms need one node";
   const int n = npes(), me = gshmem_my_pe();

@@ -569,10 +569,11 @@ TEST(Calibration, FitRecoversLinkCosts) {
 
 }  // namespace
 
-// The live choice's rule (collectives/adapt.hpp), on made-up epoch times: the planner's choice
-// holds while it runs as expected; when it runs far slower, the next epochs try the candidate that
-// promises most and keep the faster; a candidate left because it was slow is tried again after
-// ever longer waits; a gain within the hysteresis never switches.
+// The live choice's rule (collectives/adapt.hpp), on made-up epoch times: the first epochs probe
+// every candidate once and keep the planner's choice unless another beat it by more than the
+// hysteresis; then the choice holds while it runs as expected; when it runs far slower, the next
+// epochs try the candidate that promises most and keep the faster; a candidate left because it
+// was slow is tried again after ever longer waits; a gain within the hysteresis never switches.
 TEST(LiveChoice, ChooserFollowsTheMachine) {
   using C = gc::Chooser;
   // direct2 expected 13 us, direct 14 us (2 PEs, 512 KiB: the calibration's means).
@@ -580,6 +581,9 @@ TEST(LiveChoice, ChooserFollowsTheMachine) {
   C c;
   c.reset(expected, 2);
   ASSERT_EQ(c.size(), 2);
+  // The probe: direct runs an epoch, 4% slower than direct2: back to the plan.
+  EXPECT_EQ(c.epoch_end(13.5), 1);
+  EXPECT_EQ(c.epoch_end(14.0), 0);
   for (int e = 0; e < 50; ++e) ASSERT_EQ(c.epoch_end(13.5), 0) << "healthy, epoch " << e;
   // Within the hysteresis: 15 us against direct's expected 14 is no reason to move.
   EXPECT_EQ(c.epoch_end(15.0), 0);
@@ -599,7 +603,8 @@ TEST(LiveChoice, ChooserFollowsTheMachine) {
   // stays.
   const double mib[] = {25, 30};
   c.reset(mib, 2);
-  EXPECT_EQ(c.epoch_end(82.0), 1);
+  EXPECT_EQ(c.epoch_end(82.0), 1);  // the probe
+  EXPECT_EQ(c.epoch_end(30.0), 1);  // direct kept
   long wait = C::kBaseTtl;
   long last_wait = 0;
   for (int round = 0; round < 4; ++round) {
@@ -618,8 +623,20 @@ TEST(LiveChoice, ChooserFollowsTheMachine) {
   }
   for (int e = 0; e < 100; ++e) ASSERT_EQ(c.epoch_end(25.0), 0) << "the machine came back";
 
-  // Three candidates, none as fast as expected (the model's constants, not a calibration): each
-  // is tried once, the fastest is kept.
+  // A calibration made in another state of the machine: the plan (direct, 290 us) runs as
+  // expected, so nothing would explore; the probe finds direct2 at 214 us, and it is kept.
+  const double stale[] = {290, 320};
+  c.reset(stale, 2);
+  EXPECT_EQ(c.epoch_end(290.0), 1);
+  for (int e = 0; e < 100; ++e) ASSERT_EQ(c.epoch_end(214.0), 1) << "epoch " << e;
+  // A probe within the hysteresis keeps the plan.
+  c.reset(stale, 2);
+  EXPECT_EQ(c.epoch_end(290.0), 1);
+  EXPECT_EQ(c.epoch_end(270.0), 0);
+  for (int e = 0; e < 100; ++e) ASSERT_EQ(c.epoch_end(290.0), 0) << "epoch " << e;
+
+  // Three candidates, none as fast as expected (the model's constants, not a calibration): the
+  // probe tries each once, the fastest is kept.
   const double model[] = {5, 6, 9};
   const double actual[] = {30, 20, 40};
   c.reset(model, 3);
