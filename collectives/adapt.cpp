@@ -8,6 +8,7 @@
 #include <limits>
 #include <memory>
 
+#include "collectives/calibrate.hpp"
 #include "gshmem/gshmem.h"
 
 namespace gshmem::coll {
@@ -114,21 +115,21 @@ void LiveChoice::set_up(Coll coll, uint64_t bytes, bool order_free, const TeamSh
   planned_ = planned;
   o_ = o;
   live_ = false;
-  // The other algorithms allowed, the most promising first.
-  Plan others[kNumAlgos];
+  // The other candidates allowed (algorithm and protocol, as calibration measures them), the most
+  // promising first.
+  Plan others[2 * kNumAlgos];
   int k = 0;
-  for (int i = 1; i < kNumAlgos; ++i) {
-    const Algo a = Algo(i);
-    if (a == planned.algo || !applicable(coll, a, shape) ||
-        (o.adapt == Adapt::SameBits && !same_result(coll, order_free, planned.algo, a))) {
+  for (const auto& [a, pr] : candidates(coll, shape)) {
+    if ((a == planned.algo && pr == planned.proto) ||
+        (o.adapt == Adapt::SameBits && !same_result(coll, order_free, planned.algo, a)) ||
+        (planned.proto_forced && pr != planned.proto)) {  // GSHMEM_PROTO holds
       continue;
     }
     Overrides forced = o;
     forced.algo[int(coll)] = a;
+    forced.proto = pr;
     const Plan p = make_plan(coll, shape, bytes, forced);
-    // GSHMEM_PROTO holds: a candidate the forced protocol does not carry is no candidate.
-    const bool proto_ok = !planned.proto_forced || p.proto == planned.proto;
-    if (p.algo == a && proto_ok && p.predicted_us > 0 &&
+    if (p.algo == a && p.proto == pr && p.predicted_us > 0 &&
         p.predicted_us <= kLiveSpread * planned.predicted_us) {
       int j = k++;  // kept in order of expected time
       for (; j > 0 && others[j - 1].predicted_us > p.predicted_us; --j) others[j] = others[j - 1];
@@ -200,8 +201,8 @@ Adapt adapt_setting(std::string_view value) {
 LiveChoice* live_choice(int team, uint64_t* instance_word, Coll coll, uint64_t bytes,
                         bool order_free, const TeamShape& shape, const Plan& planned,
                         const Overrides& o, const Calibration* cal) {
-  if (bytes < kLiveMinBytes || planned.forced || shape.gpu || shape.n < 2 || team < 0 ||
-      team >= GSHMEM_MAX_TEAMS || o.adapt == Adapt::Off) {
+  if ((bytes < kLiveMinBytes && !(planned.predicted_us >= kLiveMinUs)) || planned.forced ||
+      shape.gpu || shape.n < 2 || team < 0 || team >= GSHMEM_MAX_TEAMS || o.adapt == Adapt::Off) {
     return nullptr;
   }
   // Made on a team's first live call and never freed (a call from an atexit handler may come

@@ -5,13 +5,14 @@
 // in spells of seconds to minutes when the host had moved them apart (200 ns), while direct
 // stayed at 14 us. A plan fixed at init is then 3x off for as long as the spell lasts.
 //
-// So on CPU PEs, for calls of at least kLiveMinBytes whose algorithm the planner chose (not
+// So on CPU PEs, for calls of at least kLiveMinBytes, or that the plan expects to take at least
+// kLiveMinUs (many PEs, slower links), whose algorithm and protocol the planner chose (not
 // GSHMEM_ALGO), the members time their calls in epochs of a few calls. At the end of an epoch
 // they agree on its time (the least over the members of each one's median call, by an 8-byte
 // allreduce on the team: the last member to arrive waits least, so its time is the algorithm's,
 // not the skew between the members') and on what to run next (Chooser: the same numbers in, the
 // same answer out on every member). The candidates are the planner's choice and the other
-// algorithms whose expected time is at most kLiveSpread times the choice's.
+// algorithms and protocols whose expected time is at most kLiveSpread times the choice's.
 //
 // GSHMEM_ADAPT says which algorithms (it must be the same on every PE, as GSHMEM_ALGO):
 // - 1 (the default): any. A floating-point reduction then gives every member the same bits in a
@@ -37,8 +38,10 @@ namespace gshmem::coll {
 
 struct Calibration;
 
-inline constexpr uint64_t kLiveMinBytes = 256u << 10;  // a call takes microseconds: the clock
-                                                       // reads and the exchange are < 1% of it
+// A live call takes microseconds: its two clock reads and its share of the epoch's exchange are
+// about 1% of it.
+inline constexpr uint64_t kLiveMinBytes = 256u << 10;
+inline constexpr double kLiveMinUs = 10;
 inline constexpr double kLiveSpread = 2.0;
 inline constexpr int kLiveMaxCands = 4;
 inline constexpr int kLiveMinEpochCalls = 8;

@@ -165,8 +165,9 @@ const std::vector<EnvSpec> kRegistry = {
      "scratch slots).",
      false},
     {"GSHMEM_ADAPT", EnvKind::Choice, "1", "1|bits|0",
-     "Live choices: CPU PEs time large collective calls (256 KiB and up) whose algorithm the "
-     "planner chose, and when the machine runs the choice far slower than expected, the team's "
+     "Live choices: CPU PEs time long collective calls (256 KiB and up, or expected to take 10 "
+     "us) whose algorithm the planner chose, and when the machine runs the choice far slower than "
+     "expected, the team's "
      "members agree to run another algorithm. 1: any algorithm (a floating-point reduction may "
      "then differ in its last bits from an earlier call of the same shape, never between the "
      "members of one call); bits: only algorithms that give the same result bit for bit (floating "

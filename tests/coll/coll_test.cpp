@@ -358,30 +358,35 @@ TEST(Coll, InPlaceWithMoreMembersThanAPass) {
 }
 
 // Live choices (collectives/adapt.hpp). A calibration that promises far more than the machine
-// gives (0.010 us for `planned`, 0.011 us for `other`, at every size of AllReduce) makes the
-// members switch between the two mid-run, at the ends of epochs only they agree on.
-void promise_live(Algo planned, Algo other) {
+// gives (`fast` us for `planned`, 1.1 times that for `other`, at every size of AllReduce) makes
+// the members switch between the two mid-run, at the ends of epochs only they agree on.
+using Cand = std::pair<Algo, gc::Proto>;
+void promise_live(Cand planned, Cand other, double fast = 0.010) {
   gc::TeamShape shape = gc::team_shape(GSHMEM_TEAM_WORLD);
   auto cal = std::make_unique<gc::Calibration>();
   cal->origin = "Coll.LiveChoices";
   gc::CalTable t{gc::shape_key(shape), {}};
   t.curves.push_back(
-      {Coll::AllReduce, planned, gc::Proto::Simple, {{8, 0.010}, {64u << 20, 0.010}}});
-  t.curves.push_back({Coll::AllReduce, other, gc::Proto::Simple, {{8, 0.011}, {64u << 20, 0.011}}});
+      {Coll::AllReduce, planned.first, planned.second, {{8, fast}, {64u << 20, fast}}});
+  t.curves.push_back(
+      {Coll::AllReduce, other.first, other.second, {{8, 1.1 * fast}, {64u << 20, 1.1 * fast}}});
   cal->tables.push_back(t);
   gc::install_calibration(std::move(cal));
-  ASSERT_EQ(gc::plan_for(Coll::AllReduce, GSHMEM_TEAM_WORLD, gc::kLiveMinBytes).algo, planned);
+  const gc::Plan p = gc::plan_for(Coll::AllReduce, GSHMEM_TEAM_WORLD, gc::kLiveMinBytes);
+  ASSERT_EQ(p.algo, planned.first);
+  ASSERT_EQ(p.proto, planned.second);
 }
 
 // Runs three epochs' worth of live AllReduce calls of `dtype` under GSHMEM_ADAPT=`mode` (epochs
 // of kLiveMaxEpochCalls calls here: the exchange is promised to cost as much as a call), every
 // result checked. Returns how often the live choices switched, after checking that every member
-// switched as often as the others.
-int64_t run_live_calls(gshmem_datatype_t dtype, gc::Adapt mode, size_t salt) {
+// switched as often as the others. `bytes`: of each call.
+int64_t run_live_calls(gshmem_datatype_t dtype, gc::Adapt mode, size_t salt,
+                       size_t bytes = gc::kLiveMinBytes) {
   gc::Overrides o = gc::overrides();
   o.adapt = mode;
   gc::set_overrides(&o);
-  const size_t count = gc::kLiveMinBytes / gshmem_datatype_size(dtype);
+  const size_t count = bytes / gshmem_datatype_size(dtype);
   const uint64_t before = gc::live_switches();
   for (int i = 0; i < 3 * gc::kLiveMaxEpochCalls; ++i) {
     Case c{Coll::AllReduce, dtype, GSHMEM_SUM, count};
@@ -407,7 +412,8 @@ TEST(Coll, LiveChoices) {
   if (across()) GTEST_SKIP() << "the direct family needs one node";
   SCOPED_TRACE(gshmem_test::seed_note());
   ensure_arena(8 * gc::kLiveMinBytes);
-  promise_live(Algo::Direct2, Algo::Direct);
+  const gc::Proto simple = gc::Proto::Simple;
+  promise_live({Algo::Direct2, simple}, {Algo::Direct, simple});
   const uint64_t by_direct = gc::live_calls(Algo::Direct);
   const uint64_t by_direct2 = gc::live_calls(Algo::Direct2);
   EXPECT_GE(run_live_calls(GSHMEM_FLOAT, gc::Adapt::SameBits, 70000), 1);
@@ -420,6 +426,18 @@ TEST(Coll, LiveChoices) {
     run_live_calls(GSHMEM_FLOAT, gc::Adapt::Any, 80000);
     EXPECT_EQ(gc::live_switches(), forced_before) << "a forced algorithm switched";
   }
+  // Protocols are candidates too.
+  if (gc::ll_applicable(Coll::AllReduce, Algo::Direct, gc::team_shape(GSHMEM_TEAM_WORLD))) {
+    promise_live({Algo::Direct, simple}, {Algo::Direct, gc::Proto::LL});
+    EXPECT_GE(run_live_calls(GSHMEM_FLOAT, gc::Adapt::SameBits, 85000), 1);
+  }
+  // A call under kLiveMinBytes that the plan expects to take kLiveMinUs is live (here the
+  // calibration promises more than the machine takes: only the probe switches).
+  promise_live({Algo::Direct2, simple}, {Algo::Direct, simple}, gc::kLiveMinUs);
+  EXPECT_GE(run_live_calls(GSHMEM_FLOAT, gc::Adapt::Any, 87000, gc::kLiveMinBytes / 4), 1);
+  promise_live({Algo::Direct2, simple}, {Algo::Direct, simple}, gc::kLiveMinUs / 2);
+  EXPECT_EQ(run_live_calls(GSHMEM_FLOAT, gc::Adapt::Any, 88000, gc::kLiveMinBytes / 4), 0)
+      << "a short call was live";
   gc::install_calibration(nullptr);
   gshmem_barrier_all();
 }
@@ -431,7 +449,7 @@ TEST(Coll, LiveChoices) {
 TEST(Coll, LiveChoicesAcrossFamilies) {
   SCOPED_TRACE(gshmem_test::seed_note());
   ensure_arena(8 * gc::kLiveMinBytes);
-  promise_live(Algo::Ring, Algo::RecDbl);
+  promise_live({Algo::Ring, gc::Proto::Simple}, {Algo::RecDbl, gc::Proto::Simple});
   const uint64_t by_ring = gc::live_calls(Algo::Ring);
   const uint64_t by_rd = gc::live_calls(Algo::RecDbl);
   EXPECT_GE(run_live_calls(GSHMEM_FLOAT, gc::Adapt::Any, 90000), 1);
