@@ -78,10 +78,11 @@ bool same_result(Coll coll, bool order_free, Algo planned, Algo a) {
   return direct(planned) && direct(a);
 }
 
-// Call shapes a team keeps choices for: a program's large calls come in a few sizes (a training
-// step's buckets, each layer's parameters), and a sweep of every size from 256 KiB to 64 MiB
-// is nine.
-constexpr int kSlotsPerTeam = 16;
+// Call shapes a team keeps choices for: a program's long calls come in a few sizes (a training
+// step's buckets, each layer's parameters), and a sweep of every size from 8 B to 64 MiB is 24
+// (the calls under 256 KiB are live only where they take kLiveMinUs). A shape evicted and seen
+// again is set up and probed afresh.
+constexpr int kSlotsPerTeam = 32;
 static_assert(8 * (kLiveInstanceWord + 1) <= kAreaHeaderBytes);
 
 std::atomic<uint64_t> switches{0};
@@ -168,16 +169,18 @@ double LiveChoice::epoch_us() {
 
 bool LiveChoice::decide(double agreed_us, std::string* what) {
   const int was = chooser_.current();
+  const bool probe = chooser_.probing();
   const int next = chooser_.epoch_end(agreed_us);
   if (next == was) return false;
   switches.fetch_add(1, std::memory_order_relaxed);
   char line[256];
   std::snprintf(line, sizeof line,
-                "%s/%s took %.3g us per call over the last %d calls (expected %.3g us); now "
+                "%s%s/%s took %.3g us per call over the last %d calls (expected %.3g us); now "
                 "%s/%s (expected %.3g us)",
-                algo_name(plans_[was].algo), proto_name(plans_[was].proto), agreed_us, epoch_calls_,
-                chooser_.expected_us(was), algo_name(plans_[next].algo),
-                proto_name(plans_[next].proto), chooser_.expected_us(next));
+                probe ? "probing the candidates once: " : "", algo_name(plans_[was].algo),
+                proto_name(plans_[was].proto), agreed_us, epoch_calls_, chooser_.expected_us(was),
+                algo_name(plans_[next].algo), proto_name(plans_[next].proto),
+                chooser_.expected_us(next));
   *what = line;
   return true;
 }
@@ -195,7 +198,9 @@ void count_live_call(Algo a) {
 }
 
 Adapt adapt_setting(std::string_view value) {
-  return value == "0" ? Adapt::Off : value == "bits" ? Adapt::SameBits : Adapt::Any;
+  if (value == "bits") return Adapt::SameBits;
+  const bool off = value == "0" || value == "off" || value == "no" || value == "false";
+  return off ? Adapt::Off : Adapt::Any;
 }
 
 LiveChoice* live_choice(int team, uint64_t* instance_word, Coll coll, uint64_t bytes,

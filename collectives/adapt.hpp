@@ -12,7 +12,8 @@
 // allreduce on the team: the last member to arrive waits least, so its time is the algorithm's,
 // not the skew between the members') and on what to run next (Chooser: the same numbers in, the
 // same answer out on every member). The candidates are the planner's choice and the other
-// algorithms and protocols whose expected time is at most kLiveSpread times the choice's.
+// algorithms and protocols whose expected time is at most kLiveSpread times the choice's, the
+// kLiveMaxCands - 1 most promising.
 //
 // GSHMEM_ADAPT says which algorithms (it must be the same on every PE, as GSHMEM_ALGO):
 // - 1 (the default): any. A floating-point reduction then gives every member the same bits in a
@@ -57,7 +58,8 @@ inline constexpr int kLiveInstanceWord = 3;
 // MiB, direct2 took 0.74-0.88 of direct's time, and direct was not slow enough to explore); the
 // planner's choice stays unless
 // another beat it by more than kHysteresis. The probe costs at most kLiveMaxCands - 1 epochs of
-// candidates expected within kLiveSpread, once per call shape and team. Then a candidate's score is
+// candidates expected within kLiveSpread, once per call shape and team while the shape keeps its
+// slot (live_choice). Then a candidate's score is
 // its time seen in a recent epoch, else its expected time; the next epoch runs the best score when
 // it beats the current one's by more than kHysteresis. Candidates not seen recently other than the
 // planner's count only while the current one is degraded (slower than kDegraded times its expected
@@ -77,6 +79,7 @@ class Chooser {
   // expected_us[0 .. n-1], n <= kLiveMaxCands.
   void reset(const double* expected_us, int n);
   int current() const { return cur_; }
+  bool probing() const { return probing_; }
   int size() const { return n_; }
   double expected_us(int i) const { return expected_[i]; }
   // Ends an epoch in which the current candidate took `us` per call (the agreed time). Returns
@@ -133,7 +136,8 @@ class LiveChoice {
   double times_[kLiveMaxEpochCalls] = {};
 };
 
-// GSHMEM_ADAPT's value ("1", "bits" or "0") as Overrides::adapt.
+// GSHMEM_ADAPT's value ("1", "bits" or "0"; on/off, yes/no, true/false as 1/0) as
+// Overrides::adapt.
 Adapt adapt_setting(std::string_view value);
 // How many times this process's live choices have switched candidates, and how many calls they
 // ran with each algorithm (for tests and diagnostics).

@@ -216,6 +216,7 @@ struct Request {
   int root;      // team index; -1 when the collective has none
   void* stream;
   bool reduces;
+  bool internal = false;  // gshmem's own call (a live choice's exchange): runs its plan as it is
   gshmem_datatype_t dtype() const { return gshmem_datatype_t(dtype_value); }
   gshmem_redop_t op() const { return gshmem_redop_t(op_value); }
 };
@@ -456,7 +457,8 @@ int run(const Request& q) {
   const uint64_t block = b.block, src_bytes = b.src_bytes, dst_bytes = b.dst_bytes;
   const unsigned uses = b.uses;
   LiveChoice* live = nullptr;
-  Plan plan = plan_call(q, *rt, *t, std::max(src_bytes, dst_bytes), on_gpu ? nullptr : &live);
+  Plan plan =
+      plan_call(q, *rt, *t, std::max(src_bytes, dst_bytes), on_gpu || q.internal ? nullptr : &live);
   if (live) plan = live->plan();
 
   // In place is dst == src (AllGather: src at block `me` of dst; ReduceScatter: dst at block `me`
@@ -540,8 +542,9 @@ int run(const Request& q) {
 // member's median call, and each decides alike what the next calls run.
 int end_epoch(const Request& q, const TeamInfo& t, LiveChoice& live, uint64_t size) {
   double mine = live.epoch_us(), agreed = 0;
-  const int rc = run({"gshmem_allreduce (the timing exchange of an adaptive plan)", Coll::AllReduce,
-                      q.team, &agreed, &mine, 1, GSHMEM_DOUBLE, GSHMEM_MIN, -1, nullptr, true});
+  const int rc =
+      run({"gshmem_allreduce (the timing exchange of an adaptive plan)", Coll::AllReduce, q.team,
+           &agreed, &mine, 1, GSHMEM_DOUBLE, GSHMEM_MIN, -1, nullptr, true, true});
   if (rc != GSHMEM_SUCCESS) return rc;
   std::string what;
   if (live.decide(agreed, &what) && t.my_index == 0) {

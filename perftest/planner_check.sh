@@ -5,7 +5,7 @@
 # that file, measure every candidate again, and `gshmem_planner_check --judge` compares the time of
 # the candidate the planner chooses with the best one at every size, each candidate's time the
 # mean over the check jobs. The same rows show what the model's constants would have chosen, and
-# the calls with nothing forced ("live": the plan, and from 256 KiB the live choices that follow
+# the calls with nothing forced ("live": the plan, and for long calls the live choices that follow
 # the machine, collectives/adapt.hpp), timed among the candidates.
 #
 #   perftest/planner_check.sh BUILD_DIR [options]

@@ -164,15 +164,15 @@ const std::vector<EnvSpec> kRegistry = {
      "Bytes per pipelining step of the push algorithms (0: the planner decides; capped by the "
      "scratch slots).",
      false},
-    {"GSHMEM_ADAPT", EnvKind::Choice, "1", "1|bits|0",
+    {"GSHMEM_ADAPT", EnvKind::Choice, "1", "1|bits|0|on|off|yes|no|true|false",
      "Live choices: CPU PEs time long collective calls (256 KiB and up, or expected to take 10 "
-     "us) whose algorithm the planner chose, and when the machine runs the choice far slower than "
-     "expected, the team's "
-     "members agree to run another algorithm. 1: any algorithm (a floating-point reduction may "
-     "then differ in its last bits from an earlier call of the same shape, never between the "
-     "members of one call); bits: only algorithms that give the same result bit for bit (floating "
-     "reductions switch within the direct family only); 0: every call runs the plan made when "
-     "its shape was first seen. The same on every PE.",
+     "us) whose algorithm and protocol the planner chose; the team's members run each close "
+     "candidate once in a call shape's first epochs, and again when the one they run is far "
+     "slower than expected, and agree to run the fastest. 1: any algorithm (a floating-point "
+     "reduction may then differ in its last bits from an earlier call of the same shape, never "
+     "between the members of one call); bits: only algorithms that give the same result bit for "
+     "bit (floating reductions switch within the direct family only); 0: every call runs the plan "
+     "made when its shape was first seen. The same on every PE.",
      false},
     {"GSHMEM_CALIBRATION", EnvKind::Choice, "auto", "auto|off",
      "auto: the collectives planner uses this host's calibration file (gshmem-info --calibrate "

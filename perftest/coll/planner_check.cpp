@@ -4,9 +4,9 @@
 // candidate the planner chooses with the best measured one, for the planner as this job runs it
 // (its calibration, if PE 0 found one, else the constants) and for the constants alone. Among
 // the candidates it also times the calls with nothing forced, the planner as a program runs it:
-// its plan and, from 256 KiB, its live choices (collectives/adapt.hpp), which follow the machine
-// when it runs the plan slower than calibrated. The "live" columns compare that time with the
-// best candidate's.
+// its plan and, for long calls (256 KiB and up, or 10 us), its live choices
+// (collectives/adapt.hpp), which follow the machine when it runs the plan slower than calibrated.
+// The "live" columns compare that time with the best candidate's.
 //
 //   gshmemrun -n 4 [--ppn 2] gshmem_planner_check [op=allreduce,...,sizes=8-64M,reps=3]
 //                                                 [--tolerance 1.10] [--record FILE]

@@ -390,6 +390,7 @@ class ForceAlgo {
   explicit ForceAlgo(Algo algo, int nch = 0, uint64_t chunk = 0) {
     gc::Overrides o;
     o.proto = gc::overrides().proto;
+    o.adapt = gc::overrides().adapt;
     for (Algo& a : o.algo) a = algo;
     o.nch = nch;
     o.chunk = chunk;

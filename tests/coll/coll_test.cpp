@@ -357,9 +357,11 @@ TEST(Coll, InPlaceWithMoreMembersThanAPass) {
   }
 }
 
-// Live choices (collectives/adapt.hpp). A calibration that promises far more than the machine
-// gives (`fast` us for `planned`, 1.1 times that for `other`, at every size of AllReduce) makes
-// the members switch between the two mid-run, at the ends of epochs only they agree on.
+// Live choices (collectives/adapt.hpp). A calibration that promises `fast` us for `planned` and
+// 1.1 times that for `other`, at every size of AllReduce: the members switch between the two
+// mid-run, at the ends of epochs only they agree on (the probe of the first epochs; with a
+// promise far below what the machine gives, again when the plan is degraded, in longer runs than
+// these: LiveChoice.ChooserFollowsTheMachine covers that rule).
 using Cand = std::pair<Algo, gc::Proto>;
 void promise_live(Cand planned, Cand other, double fast = 0.010) {
   gc::TeamShape shape = gc::team_shape(GSHMEM_TEAM_WORLD);
@@ -383,7 +385,8 @@ void promise_live(Cand planned, Cand other, double fast = 0.010) {
 // switched as often as the others. `bytes`: of each call.
 int64_t run_live_calls(gshmem_datatype_t dtype, gc::Adapt mode, size_t salt,
                        size_t bytes = gc::kLiveMinBytes) {
-  gc::Overrides o = gc::overrides();
+  const gc::Overrides was = gc::overrides();
+  gc::Overrides o = was;
   o.adapt = mode;
   gc::set_overrides(&o);
   const size_t count = bytes / gshmem_datatype_size(dtype);
@@ -395,7 +398,7 @@ int64_t run_live_calls(gshmem_datatype_t dtype, gc::Adapt mode, size_t salt,
     c.salt = salt + size_t(i);
     EXPECT_EQ(run_case(c), 0u) << "call " << i;
   }
-  gc::set_overrides(nullptr);
+  gc::set_overrides(&was);
   const int64_t switched = int64_t(gc::live_switches() - before);
   int64_t lo = 0, hi = 0;
   EXPECT_EQ(

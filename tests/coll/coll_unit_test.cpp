@@ -636,7 +636,8 @@ TEST(LiveChoice, ChooserFollowsTheMachine) {
   for (int e = 0; e < 100; ++e) ASSERT_EQ(c.epoch_end(290.0), 0) << "epoch " << e;
 
   // Three candidates, none as fast as expected (the model's constants, not a calibration): the
-  // probe tries each once, the fastest is kept.
+  // probe tries each once, the fastest is kept (until the others' probe times go stale: then,
+  // degraded, it tries the one that promises most again).
   const double model[] = {5, 6, 9};
   const double actual[] = {30, 20, 40};
   c.reset(model, 3);
