@@ -23,9 +23,13 @@ void Chooser::reset(const double* expected_us, int n) {
 }
 
 double Chooser::score(int i, bool degraded) const {
+  // Another candidate than the current one and the planner's counts only while the current one is
+  // degraded, even with a time seen lately: on a loaded host a call's time swings several-fold
+  // within seconds, and a current epoch in a slow spell against another's epoch in a calm one is
+  // no reason to move.
+  if (i != cur_ && i != 0 && !degraded) return std::numeric_limits<double>::infinity();
   const bool fresh = seen_at_[i] > 0 && epoch_ - seen_at_[i] < ttl_[i];
-  if (fresh) return seen_[i];
-  return i == 0 || degraded ? expected_[i] : std::numeric_limits<double>::infinity();
+  return fresh ? seen_[i] : expected_[i];
 }
 
 int Chooser::epoch_end(double us) {

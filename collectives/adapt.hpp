@@ -52,22 +52,25 @@ inline constexpr int kLiveMaxEpochCalls = 64;
 inline constexpr int kLiveInstanceWord = 3;
 
 // The choice among a call's candidates from the agreed time of each epoch. Candidate 0 is the
-// planner's. The first epochs run every candidate once (a probe): a calibration made in another
-// state of the machine is then found out even where the plan runs as fast as it expected (measured
-// at 4 PEs on 2 cores: in check jobs after a calibration that chose direct for AllReduce 256 KiB-2
-// MiB, direct2 took 0.74-0.88 of direct's time, and direct was not slow enough to explore); the
-// planner's choice stays unless
-// another beat it by more than kHysteresis. The probe costs at most kLiveMaxCands - 1 epochs of
-// candidates expected within kLiveSpread, once per call shape and team while the shape keeps its
-// slot (live_choice). Then a candidate's score is
-// its time seen in a recent epoch, else its expected time; the next epoch runs the best score when
-// it beats the current one's by more than kHysteresis. Candidates not seen recently other than the
-// planner's count only while the current one is degraded (slower than kDegraded times its expected
-// time): a load that slows every candidate alike (neighbours on a shared host) then sends no one
-// exploring, while one that hits the current algorithm hard (the far state above, 3x) does. A
-// candidate left because it was slow keeps its seen time for twice as many epochs as the last time
-// it was left (from kBaseTtl up to kMaxTtl), then is tried again if its expected time promises a
-// gain: the machine may have come back, and a candidate that stays slow costs ever fewer epochs.
+// planner's.
+// - The probe: the first epochs run every candidate once, and the planner's choice stays unless
+//   another beat it by more than kHysteresis. A calibration made in another state of the machine
+//   is then found out even where the plan runs as fast as it expected (measured at 4 PEs on 2
+//   cores: in check jobs after a calibration that chose direct for AllReduce 256 KiB-2 MiB,
+//   direct2 took 0.74-0.88 of direct's time, and direct was not slow enough to explore). It costs
+//   at most kLiveMaxCands - 1 epochs of candidates expected within kLiveSpread, once per call
+//   shape and team while the shape keeps its slot (live_choice).
+// - Then a candidate's score is its time seen in a recent epoch, else its expected time; the next
+//   epoch runs the best score when it beats the current one's by more than kHysteresis.
+//   Candidates other than the current one and the planner's count only while the current one is
+//   degraded (slower than kDegraded times its expected time): a load that slows every candidate
+//   alike (neighbours on a shared host, whose spells swing a call's time several-fold within
+//   seconds) then sends no one exploring, while one that hits the current algorithm hard (the far
+//   state above, 3x) does.
+// - A candidate left because it was slow keeps its seen time for twice as many epochs as the last
+//   time it was left (from kBaseTtl up to kMaxTtl), then is tried again if its expected time
+//   promises a gain: the machine may have come back, and a candidate that stays slow costs ever
+//   fewer epochs.
 // Pure: every member feeds it the same numbers and gets the same answers.
 class Chooser {
  public:

@@ -635,6 +635,15 @@ TEST(LiveChoice, ChooserFollowsTheMachine) {
   EXPECT_EQ(c.epoch_end(270.0), 0);
   for (int e = 0; e < 100; ++e) ASSERT_EQ(c.epoch_end(290.0), 0) << "epoch " << e;
 
+  // A slow spell short of degraded (1.4x) after the probe: the other candidate's probe time, seen
+  // in a calm epoch, is no reason to move.
+  const double calm[] = {100, 110};
+  c.reset(calm, 2);
+  EXPECT_EQ(c.epoch_end(100.0), 1);
+  EXPECT_EQ(c.epoch_end(105.0), 0);
+  for (int e = 0; e < 20; ++e) ASSERT_EQ(c.epoch_end(140.0), 0) << "spell, epoch " << e;
+  EXPECT_EQ(c.epoch_end(160.0), 1) << "degraded: the other is tried";
+
   // Three candidates, none as fast as expected (the model's constants, not a calibration): the
   // probe tries each once, the fastest is kept (until the others' probe times go stale: then,
   // degraded, it tries the one that promises most again).
