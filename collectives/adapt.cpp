@@ -148,13 +148,7 @@ void LiveChoice::set_up(Coll coll, uint64_t bytes, bool order_free, const TeamSh
   double expected[kLiveMaxCands];
   for (int i = 0; i < n; ++i) expected[i] = plans_[i].predicted_us;
   chooser_.reset(expected, n);
-  // An epoch long enough that its exchange (an 8-byte allreduce) costs about 1% of it, by the
-  // model's constants (a calibration need not have measured 8 bytes).
-  Overrides model;
-  model.use_calibration = false;
-  const double exchange_us = make_plan(Coll::AllReduce, shape, 8, model).predicted_us;
-  epoch_calls_ = int(std::clamp(std::ceil(100 * exchange_us / planned.predicted_us),
-                                double(kLiveMinEpochCalls), double(kLiveMaxEpochCalls)));
+  epoch_calls_ = live_epoch_calls(shape, planned.predicted_us);
   calls_ = 0;
   live_ = true;
 }
@@ -199,6 +193,16 @@ uint64_t live_calls(Algo a) {
 
 void count_live_call(Algo a) {
   if (int(a) < kNumAlgos) calls_by_algo[int(a)].fetch_add(1, std::memory_order_relaxed);
+}
+
+int live_epoch_calls(const TeamShape& shape, double predicted_us) {
+  // Long enough that its exchange (an 8-byte allreduce) costs about 1% of it, by the model's
+  // constants (a calibration need not have measured 8 bytes).
+  Overrides model;
+  model.use_calibration = false;
+  const double exchange_us = make_plan(Coll::AllReduce, shape, 8, model).predicted_us;
+  return int(std::clamp(std::ceil(100 * exchange_us / predicted_us), double(kLiveMinEpochCalls),
+                        double(kLiveMaxEpochCalls)));
 }
 
 Adapt adapt_setting(std::string_view value) {

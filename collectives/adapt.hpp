@@ -139,6 +139,10 @@ class LiveChoice {
   double times_[kLiveMaxEpochCalls] = {};
 };
 
+// The calls of one epoch of a live choice whose plan is expected to take `predicted_us`. A call
+// shape's probe is over after kLiveMaxCands epochs.
+int live_epoch_calls(const TeamShape& shape, double predicted_us);
+
 // GSHMEM_ADAPT's value ("1", "bits" or "0"; on/off, yes/no, true/false as 1/0) as
 // Overrides::adapt.
 Adapt adapt_setting(std::string_view value);
