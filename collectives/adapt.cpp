@@ -23,13 +23,16 @@ void Chooser::reset(const double* expected_us, int n) {
 }
 
 double Chooser::score(int i, bool degraded) const {
-  // Another candidate than the current one and the planner's counts only while the current one is
-  // degraded, even with a time seen lately: on a loaded host a call's time swings several-fold
-  // within seconds, and a current epoch in a slow spell against another's epoch in a calm one is
-  // no reason to move.
-  if (i != cur_ && i != 0 && !degraded) return std::numeric_limits<double>::infinity();
   const bool fresh = seen_at_[i] > 0 && epoch_ - seen_at_[i] < ttl_[i];
-  return fresh ? seen_[i] : expected_[i];
+  if (i == cur_ || degraded) return fresh ? seen_[i] : expected_[i];
+  // The current one runs as expected. On a loaded host a call's time swings several-fold within
+  // seconds, and its epoch in a slow spell against another's in a calm one is no reason to move.
+  // What counts: the candidate just left while its time is recent (the switch is checked
+  // against it, so a return to the plan that lost comes back), and the plan once its time is
+  // stale (its scheduled retry).
+  if (i == prev_ && fresh) return seen_[i];
+  if (i == 0 && !fresh) return expected_[i];
+  return std::numeric_limits<double>::infinity();
 }
 
 int Chooser::epoch_end(double us) {
@@ -63,6 +66,7 @@ int Chooser::epoch_end(double us) {
     return cur_;
   }
   ttl_[cur_] = std::min(ttl_[cur_] * 2, kMaxTtl);
+  prev_ = cur_;
   cur_ = best;
   return cur_;
 }
@@ -195,6 +199,11 @@ void count_live_call(Algo a) {
   if (int(a) < kNumAlgos) calls_by_algo[int(a)].fetch_add(1, std::memory_order_relaxed);
 }
 
+bool may_go_live(uint64_t bytes, const Plan& planned, const Overrides& o) {
+  const bool long_call = bytes >= kLiveMinBytes || planned.predicted_us >= kLiveMinUs;
+  return long_call && !planned.forced && o.adapt != Adapt::Off;
+}
+
 int live_epoch_calls(const TeamShape& shape, double predicted_us) {
   // Long enough that its exchange (an 8-byte allreduce) costs about 1% of it, by the model's
   // constants (a calibration need not have measured 8 bytes).
@@ -214,8 +223,8 @@ Adapt adapt_setting(std::string_view value) {
 LiveChoice* live_choice(int team, uint64_t* instance_word, Coll coll, uint64_t bytes,
                         bool order_free, const TeamShape& shape, const Plan& planned,
                         const Overrides& o, const Calibration* cal) {
-  if ((bytes < kLiveMinBytes && !(planned.predicted_us >= kLiveMinUs)) || planned.forced ||
-      shape.gpu || shape.n < 2 || team < 0 || team >= GSHMEM_MAX_TEAMS || o.adapt == Adapt::Off) {
+  if (!may_go_live(bytes, planned, o) || shape.gpu || shape.n < 2 || team < 0 ||
+      team >= GSHMEM_MAX_TEAMS) {
     return nullptr;
   }
   // Made on a team's first live call and never freed (a call from an atexit handler may come

@@ -61,16 +61,19 @@ inline constexpr int kLiveInstanceWord = 3;
 //   at most kLiveMaxCands - 1 epochs of candidates expected within kLiveSpread, once per call
 //   shape and team while the shape keeps its slot (live_choice).
 // - Then a candidate's score is its time seen in a recent epoch, else its expected time; the next
-//   epoch runs the best score when it beats the current one's by more than kHysteresis.
-//   Candidates other than the current one and the planner's count only while the current one is
-//   degraded (slower than kDegraded times its expected time): a load that slows every candidate
-//   alike (neighbours on a shared host, whose spells swing a call's time several-fold within
-//   seconds) then sends no one exploring, while one that hits the current algorithm hard (the far
-//   state above, 3x) does.
+//   epoch runs the best score when it beats the current one's by more than kHysteresis. While the
+//   current one is degraded (slower than kDegraded times its expected time) every candidate
+//   counts: a load that hits the current algorithm hard (the far state above, 3x) sends the team
+//   exploring. Otherwise only two others count: a load that slows every candidate alike
+//   (neighbours on a shared host, whose spells swing a call's time several-fold within seconds)
+//   sends no one exploring.
+//   - The candidate left at the last switch, while its time is recent: every switch is checked
+//     against what it left.
+//   - The planner's choice, once its time is stale: its scheduled retry.
 // - A candidate left because it was slow keeps its seen time for twice as many epochs as the last
-//   time it was left (from kBaseTtl up to kMaxTtl), then is tried again if its expected time
-//   promises a gain: the machine may have come back, and a candidate that stays slow costs ever
-//   fewer epochs.
+//   time it was left (from kBaseTtl up to kMaxTtl): the planner's choice is then retried if its
+//   expected time promises a gain, the others when the current one is degraded. The machine may
+//   have come back, and a candidate that stays slow costs ever fewer epochs.
 // Pure: every member feeds it the same numbers and gets the same answers.
 class Chooser {
  public:
@@ -93,6 +96,7 @@ class Chooser {
   double score(int i, bool degraded) const;
   int n_ = 0, cur_ = 0;
   bool probing_ = true;
+  int prev_ = -1;  // the candidate left at the last switch (none after the probe)
   long epoch_ = 0;
   double expected_[kLiveMaxCands] = {}, seen_[kLiveMaxCands] = {};
   long seen_at_[kLiveMaxCands] = {}, ttl_[kLiveMaxCands] = {};
@@ -138,6 +142,10 @@ class LiveChoice {
   int epoch_calls_ = kLiveMinEpochCalls, calls_ = 0;
   double times_[kLiveMaxEpochCalls] = {};
 };
+
+// Whether a call of `bytes` planned as `planned` may be live: long enough, its algorithm not
+// forced, GSHMEM_ADAPT not 0 (live_choice also needs two candidates).
+bool may_go_live(uint64_t bytes, const Plan& planned, const Overrides& o);
 
 // The calls of one epoch of a live choice whose plan is expected to take `predicted_us`. A call
 // shape's probe is over after kLiveMaxCands epochs.

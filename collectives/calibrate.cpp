@@ -161,8 +161,10 @@ CalTable measure_world(const MeasureSpec& spec, FILE* progress, std::vector<CalC
           // The planner as a program that calls this shape often runs it: past the probe of its
           // live choice's first epochs (adapt.hpp), which costs a program at most kLiveMaxCands
           // - 1 epochs once.
-          const double expected = make_plan(coll, shape, calls[k].bytes, overrides()).predicted_us;
-          const int settle = kLiveMaxCands * live_epoch_calls(shape, expected);
+          const Plan p = make_plan(coll, shape, calls[k].bytes, overrides());
+          const int settle = may_go_live(calls[k].bytes, p, overrides())
+                                 ? kLiveMaxCands * live_epoch_calls(shape, p.predicted_us)
+                                 : 0;
           for (int i = 0; i < settle; ++i) calls[k].run(dst, src);
         }
         gshmem_barrier_all();

@@ -644,6 +644,31 @@ TEST(LiveChoice, ChooserFollowsTheMachine) {
   for (int e = 0; e < 20; ++e) ASSERT_EQ(c.epoch_end(140.0), 0) << "spell, epoch " << e;
   EXPECT_EQ(c.epoch_end(160.0), 1) << "degraded: the other is tried";
 
+  // A probe winner other than the plan, then a spell short of degraded on it: the plan's calm
+  // probe time is no reason to move (the move would stick: on the plan, the winner counts only
+  // while the plan is degraded).
+  const double won[] = {100, 120};
+  c.reset(won, 2);
+  EXPECT_EQ(c.epoch_end(100.0), 1);
+  EXPECT_EQ(c.epoch_end(80.0), 1);
+  for (int e = 0; e < 5; ++e) ASSERT_EQ(c.epoch_end(115.0), 1) << "spell, epoch " << e;
+  for (int e = 0; e < 300; ++e) ASSERT_EQ(c.epoch_end(80.0), 1) << "epoch " << e;
+  // The plan promises more than it gives (70 expected, 100 real, short of degraded), the winner
+  // runs 80: the plan's scheduled retries check it against the winner and come back, each after
+  // a longer wait.
+  const double promise[] = {70, 120};
+  const double real[] = {100, 80};
+  c.reset(promise, 2);
+  int at = c.epoch_end(real[0]);
+  ASSERT_EQ(at, 1);
+  int on_plan = 0;
+  for (int e = 0; e < 300; ++e) {
+    on_plan += at == 0;
+    at = c.epoch_end(real[at]);
+  }
+  EXPECT_GE(on_plan, 1) << "the plan is retried";
+  EXPECT_LE(on_plan, 6) << "and left again, after ever longer waits";
+
   // Three candidates, none as fast as expected (the model's constants, not a calibration): the
   // probe tries each once, the fastest is kept (until the others' probe times go stale: then,
   // degraded, it tries the one that promises most again).
