@@ -13,8 +13,9 @@
 
 namespace gshmem::coll {
 
-void Chooser::reset(const double* expected_us, int n) {
+void Chooser::reset(const double* expected_us, int n, bool probe) {
   *this = Chooser{};
+  probing_ = probe;
   n_ = std::min(n, kLiveMaxCands);
   for (int i = 0; i < n_; ++i) {
     expected_[i] = expected_us[i];
@@ -112,7 +113,8 @@ bool LiveChoice::made_from(Coll coll, uint64_t bytes, bool order_free, const Pla
          p.algo == planned.algo && p.sub == planned.sub && p.proto == planned.proto &&
          p.nch == planned.nch && p.chunk == planned.chunk &&
          o_.algo[int(coll)] == o.algo[int(coll)] && o_.proto == o.proto && o_.nch == o.nch &&
-         o_.chunk == o.chunk && o_.use_calibration == o.use_calibration && o_.adapt == o.adapt;
+         o_.chunk == o.chunk && o_.use_calibration == o.use_calibration && o_.adapt == o.adapt &&
+         o_.probe == o.probe;
 }
 
 void LiveChoice::set_up(Coll coll, uint64_t bytes, bool order_free, const TeamShape& shape,
@@ -151,7 +153,7 @@ void LiveChoice::set_up(Coll coll, uint64_t bytes, bool order_free, const TeamSh
   if (n < 2 || !(planned.predicted_us > 0)) return;
   double expected[kLiveMaxCands];
   for (int i = 0; i < n; ++i) expected[i] = plans_[i].predicted_us;
-  chooser_.reset(expected, n);
+  chooser_.reset(expected, n, o.probe);
   epoch_calls_ = live_epoch_calls(shape, planned.predicted_us);
   calls_ = 0;
   live_ = true;

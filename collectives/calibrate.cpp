@@ -162,7 +162,7 @@ CalTable measure_world(const MeasureSpec& spec, FILE* progress, std::vector<CalC
           // live choice's first epochs (adapt.hpp), which costs a program at most kLiveMaxCands
           // - 1 epochs once.
           const Plan p = make_plan(coll, shape, calls[k].bytes, overrides());
-          const int settle = may_go_live(calls[k].bytes, p, overrides())
+          const int settle = may_go_live(calls[k].bytes, p, overrides()) && overrides().probe
                                  ? kLiveMaxCands * live_epoch_calls(shape, p.predicted_us)
                                  : 0;
           for (int i = 0; i < settle; ++i) calls[k].run(dst, src);

@@ -62,6 +62,7 @@ Settings& settings() {
     st->env.nch = nch > 0 ? int(nch) : 0;
     st->env.chunk = env.size("GSHMEM_CHUNK_SIZE");
     st->env.adapt = adapt_setting(env.str("GSHMEM_ADAPT"));
+    st->env.probe = env.flag("GSHMEM_ADAPT_PROBE");
     return st;
   }();
   return *s;

@@ -85,6 +85,7 @@ struct Overrides {
   bool use_calibration = true;  // false: the model with the constants (what they would choose;
                                 // a ScopedLinkCost of this thread still applies)
   Adapt adapt = Adapt::Any;
+  bool probe = false;  // GSHMEM_ADAPT_PROBE: live choices run every candidate once first
 };
 
 const char* algo_name(Algo a);

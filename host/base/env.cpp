@@ -174,6 +174,13 @@ const std::vector<EnvSpec> kRegistry = {
      "bit (floating reductions switch within the direct family only); 0: every call runs the plan "
      "made when its shape was first seen. The same on every PE.",
      false},
+    {"GSHMEM_ADAPT_PROBE", EnvKind::Bool, "0", nullptr,
+     "1: live choices run each close candidate for one epoch in a call shape's first epochs, and "
+     "keep the plan unless another beat it by more than 10%: a calibration made in another state "
+     "of the machine is found out even where the plan runs as expected. Off by default: the "
+     "probe's epochs fall inside short benchmarks (a perftest's 5 + 20 calls per size). The same "
+     "on every PE.",
+     false},
     {"GSHMEM_CALIBRATION", EnvKind::Choice, "auto", "auto|off",
      "auto: the collectives planner uses this host's calibration file (gshmem-info --calibrate "
      "writes it; PE 0 reads it at gshmem_init and every PE gets its text), else its constants; "

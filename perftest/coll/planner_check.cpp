@@ -7,8 +7,9 @@
 // its plan and, for long calls (256 KiB and up, or 10 us), its live choices
 // (collectives/adapt.hpp), which follow the machine when it runs the plan slower than calibrated.
 // The "live" columns compare that time with the best candidate's. As for a program that calls a
-// shape often, the live calls are timed after the probe of the live choice's first epochs (each
-// candidate runs an epoch once per shape; untimed here, as every candidate's first calls are).
+// shape often, with GSHMEM_ADAPT_PROBE=1 the live calls are timed after the probe of the live
+// choice's first epochs (each candidate runs an epoch once per shape; untimed here, as every
+// candidate's first calls are).
 //
 //   gshmemrun -n 4 [--ppn 2] gshmem_planner_check [op=allreduce,...,sizes=8-64M,reps=3]
 //                                                 [--tolerance 1.10] [--record FILE]

@@ -359,9 +359,9 @@ TEST(Coll, InPlaceWithMoreMembersThanAPass) {
 
 // Live choices (collectives/adapt.hpp). A calibration that promises `fast` us for `planned` and
 // 1.1 times that for `other`, at every size of AllReduce: the members switch between the two
-// mid-run, at the ends of epochs only they agree on (the probe of the first epochs; with a
-// promise far below what the machine gives, again when the plan is degraded, in longer runs than
-// these: LiveChoice.ChooserFollowsTheMachine covers that rule).
+// mid-run, at the ends of epochs only they agree on: by the probe of the first epochs
+// (GSHMEM_ADAPT_PROBE), or, with a promise far below what the machine gives, because the plan is
+// degraded.
 using Cand = std::pair<Algo, gc::Proto>;
 void promise_live(Cand planned, Cand other, double fast = 0.010) {
   gc::TeamShape shape = gc::team_shape(GSHMEM_TEAM_WORLD);
@@ -382,12 +382,13 @@ void promise_live(Cand planned, Cand other, double fast = 0.010) {
 // Runs three epochs' worth of live AllReduce calls of `dtype` under GSHMEM_ADAPT=`mode` (epochs
 // of kLiveMaxEpochCalls calls here: the exchange is promised to cost as much as a call), every
 // result checked. Returns how often the live choices switched, after checking that every member
-// switched as often as the others. `bytes`: of each call.
+// switched as often as the others. `bytes`: of each call; `probe`: GSHMEM_ADAPT_PROBE.
 int64_t run_live_calls(gshmem_datatype_t dtype, gc::Adapt mode, size_t salt,
-                       size_t bytes = gc::kLiveMinBytes) {
+                       size_t bytes = gc::kLiveMinBytes, bool probe = true) {
   const gc::Overrides was = gc::overrides();
   gc::Overrides o = was;
   o.adapt = mode;
+  o.probe = probe;
   gc::set_overrides(&o);
   const size_t count = bytes / gshmem_datatype_size(dtype);
   const uint64_t before = gc::live_switches();
@@ -419,7 +420,8 @@ TEST(Coll, LiveChoices) {
   promise_live({Algo::Direct2, simple}, {Algo::Direct, simple});
   const uint64_t by_direct = gc::live_calls(Algo::Direct);
   const uint64_t by_direct2 = gc::live_calls(Algo::Direct2);
-  EXPECT_GE(run_live_calls(GSHMEM_FLOAT, gc::Adapt::SameBits, 70000), 1);
+  // Without the probe: the plan runs far slower than promised, so the members explore.
+  EXPECT_GE(run_live_calls(GSHMEM_FLOAT, gc::Adapt::SameBits, 70000, gc::kLiveMinBytes, false), 1);
   // The calls ran what the choice said: some by each.
   EXPECT_GT(gc::live_calls(Algo::Direct), by_direct);
   EXPECT_GT(gc::live_calls(Algo::Direct2), by_direct2);

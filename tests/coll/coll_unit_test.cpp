@@ -579,7 +579,7 @@ TEST(LiveChoice, ChooserFollowsTheMachine) {
   // direct2 expected 13 us, direct 14 us (2 PEs, 512 KiB: the calibration's means).
   const double expected[] = {13, 14};
   C c;
-  c.reset(expected, 2);
+  c.reset(expected, 2, true);
   ASSERT_EQ(c.size(), 2);
   // The probe: direct runs an epoch, 4% slower than direct2: back to the plan.
   EXPECT_EQ(c.epoch_end(13.5), 1);
@@ -602,7 +602,7 @@ TEST(LiveChoice, ChooserFollowsTheMachine) {
   // epochs, then after twice as long each time it is still slow; when the machine comes back, it
   // stays.
   const double mib[] = {25, 30};
-  c.reset(mib, 2);
+  c.reset(mib, 2, true);
   EXPECT_EQ(c.epoch_end(82.0), 1);  // the probe
   EXPECT_EQ(c.epoch_end(30.0), 1);  // direct kept
   long wait = C::kBaseTtl;
@@ -626,19 +626,24 @@ TEST(LiveChoice, ChooserFollowsTheMachine) {
   // A calibration made in another state of the machine: the plan (direct, 290 us) runs as
   // expected, so nothing would explore; the probe finds direct2 at 214 us, and it is kept.
   const double stale[] = {290, 320};
-  c.reset(stale, 2);
+  c.reset(stale, 2, true);
   EXPECT_EQ(c.epoch_end(290.0), 1);
   for (int e = 0; e < 100; ++e) ASSERT_EQ(c.epoch_end(214.0), 1) << "epoch " << e;
   // A probe within the hysteresis keeps the plan.
-  c.reset(stale, 2);
+  c.reset(stale, 2, true);
   EXPECT_EQ(c.epoch_end(290.0), 1);
   EXPECT_EQ(c.epoch_end(270.0), 0);
   for (int e = 0; e < 100; ++e) ASSERT_EQ(c.epoch_end(290.0), 0) << "epoch " << e;
+  // Without the probe (the default), a plan that runs as expected is kept whatever the others
+  // promise; degraded, it explores at once.
+  c.reset(stale, 2, false);
+  for (int e = 0; e < 50; ++e) ASSERT_EQ(c.epoch_end(290.0), 0) << "no probe, epoch " << e;
+  EXPECT_EQ(c.epoch_end(440.0), 1);
 
   // A slow spell short of degraded (1.4x) after the probe: the other candidate's probe time, seen
   // in a calm epoch, is no reason to move.
   const double calm[] = {100, 110};
-  c.reset(calm, 2);
+  c.reset(calm, 2, true);
   EXPECT_EQ(c.epoch_end(100.0), 1);
   EXPECT_EQ(c.epoch_end(105.0), 0);
   for (int e = 0; e < 20; ++e) ASSERT_EQ(c.epoch_end(140.0), 0) << "spell, epoch " << e;
@@ -648,7 +653,7 @@ TEST(LiveChoice, ChooserFollowsTheMachine) {
   // probe time is no reason to move (the move would stick: on the plan, the winner counts only
   // while the plan is degraded).
   const double won[] = {100, 120};
-  c.reset(won, 2);
+  c.reset(won, 2, true);
   EXPECT_EQ(c.epoch_end(100.0), 1);
   EXPECT_EQ(c.epoch_end(80.0), 1);
   for (int e = 0; e < 5; ++e) ASSERT_EQ(c.epoch_end(115.0), 1) << "spell, epoch " << e;
@@ -658,7 +663,7 @@ TEST(LiveChoice, ChooserFollowsTheMachine) {
   // a longer wait.
   const double promise[] = {70, 120};
   const double real[] = {100, 80};
-  c.reset(promise, 2);
+  c.reset(promise, 2, true);
   int at = c.epoch_end(real[0]);
   ASSERT_EQ(at, 1);
   int on_plan = 0;
@@ -674,7 +679,7 @@ TEST(LiveChoice, ChooserFollowsTheMachine) {
   // degraded, it tries the one that promises most again).
   const double model[] = {5, 6, 9};
   const double actual[] = {30, 20, 40};
-  c.reset(model, 3);
+  c.reset(model, 3, true);
   int cur = 0;
   std::vector<int> tried;
   for (int e = 0; e < 4; ++e) {
@@ -689,8 +694,8 @@ TEST(LiveChoice, ChooserFollowsTheMachine) {
 
   // Same numbers in, same answers out: what keeps the members of a team together.
   C one, two;
-  one.reset(model, 3);
-  two.reset(model, 3);
+  one.reset(model, 3, true);
+  two.reset(model, 3, true);
   uint64_t x = 12345;
   for (int e = 0; e < 1000; ++e) {
     x = x * 6364136223846793005ull + 1442695040888963407ull;
