@@ -508,8 +508,9 @@ int run(const Request& q) {
   a.root = q.root;
   // Peers may read a buffer in place only if it is symmetric and this PE does not write it (a
   // staged src is a private copy).
-  const bool src_written = overlapping && !stage && !(q.coll == Coll::AllGather && natural);
-  const bool big = std::max(src_bytes, dst_bytes) >= kPublishInPlaceMin;
+  const bool src_written = overlapping && !stage && !(natural && in_place_keeps_src(q.coll));
+  const bool big =
+      std::max(src_bytes, dst_bytes) >= (on_gpu ? kPublishInPlaceMinGpu : kPublishInPlaceMin);
   a.src_pub = big && (uses & kSrc) && !stage && !src_written && in_heap(c, src, src_bytes);
   // A published dst slice must not change after publication: AVG divides at the end.
   a.dst_pub =

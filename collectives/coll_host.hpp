@@ -8,11 +8,22 @@
 
 namespace gshmem::coll {
 
-// Below this many bytes per PE (the larger of src and dst), copying a symmetric buffer into the
-// pool is cheaper than the extra synchronisation of letting peers read it in place (the call must
-// wait for them to finish). From it on, a call publishes src when this PE does not write it during
-// the call, and AllReduce (but AVG) publishes dst too (CallArgs::src_pub, dst_pub).
-inline constexpr uint64_t kPublishInPlaceMin = 256u << 10;
+// From this many bytes per PE (the larger of src and dst), a call on CPU PEs publishes its
+// symmetric src for peers to read in place when this PE does not write it during the call, and
+// AllReduce (but AVG) publishes dst too (CallArgs::src_pub, dst_pub). Below it src is copied into
+// the pool, which lets the call return before its peers have read it. The copy costs more than
+// that wait from 16 KiB: a peer reads the pool's freshly written lines out of another core's cache,
+// and the user's buffer without the copy (2 PEs on 2 cores, Broadcast 16 / 64 KiB: 2.0 / 8.6 us
+// through the pool, 1.0 / 2.0 us in place; AllReduce 16 / 64 KiB: 3.0 / 11.3 against 1.5 / 6.7).
+inline constexpr uint64_t kPublishInPlaceMin = 16u << 10;
+// On a GPU heap the kernels keep the earlier threshold: nobody has measured them at other ones.
+inline constexpr uint64_t kPublishInPlaceMinGpu = 256u << 10;
+
+// Whether a call in place (gshmem's "natural" overlap) leaves src as it is: AllGather's src is
+// this PE's own block of dst, and Broadcast's root only sends. Such a src may be published.
+inline bool in_place_keeps_src(Coll c) {
+  return c == Coll::AllGather || c == Coll::Broadcast;
+}
 
 // The shape of a team the calling PE belongs to (n == 0 when it does not).
 TeamShape team_shape(gshmem_team_t team);

@@ -152,14 +152,14 @@ struct Bench {
   }
 };
 
-// How the library publishes the buffers of a call (coll_host.hpp's kPublishInPlaceMin; in place,
-// only AllGather's src, a block of dst nobody else writes, is not written during the call).
+// How the library publishes the buffers of a call on CPU PEs (coll_host.hpp: kPublishInPlaceMin,
+// in_place_keeps_src).
 Buffers buffers_of(const Bench& b, const Shape& s, bool in_place) {
   const bool big =
       b.cfg.symmetric && std::max(s.send_count, s.recv_count) * b.es >= gc::kPublishInPlaceMin;
   Buffers buf;
   buf.in_place = in_place;
-  buf.src_published = big && (!in_place || b.op == Op::AllGather);
+  buf.src_published = big && (!in_place || gc::in_place_keeps_src(coll_of(b.op)));
   buf.dst_published = big && b.op == Op::AllReduce && b.cfg.redop != Redop::Avg;
   return buf;
 }
