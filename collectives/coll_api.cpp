@@ -508,7 +508,8 @@ int run(const Request& q) {
   a.root = q.root;
   // Peers may read a buffer in place only if it is symmetric and this PE does not write it (a
   // staged src is a private copy).
-  const bool src_written = overlapping && !stage && !(natural && in_place_keeps_src(q.coll));
+  const bool src_written =
+      overlapping && !stage && !(natural && in_place_publishes_src(q.coll, plan.algo, t->size));
   const bool big =
       std::max(src_bytes, dst_bytes) >= (on_gpu ? kPublishInPlaceMinGpu : kPublishInPlaceMin);
   a.src_pub = big && (uses & kSrc) && !stage && !src_written && in_heap(c, src, src_bytes);

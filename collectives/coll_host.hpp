@@ -4,6 +4,7 @@
 #pragma once
 
 #include "collectives/planner.hpp"
+#include "gshmem/coll/direct.cuh"
 #include "gshmem/collectives.h"
 
 namespace gshmem::coll {
@@ -19,10 +20,23 @@ inline constexpr uint64_t kPublishInPlaceMin = 16u << 10;
 // On a GPU heap the kernels keep the earlier threshold: nobody has measured them at other ones.
 inline constexpr uint64_t kPublishInPlaceMinGpu = 256u << 10;
 
-// Whether a call in place (gshmem's "natural" overlap) leaves src as it is: AllGather's src is
-// this PE's own block of dst, and Broadcast's root only sends. Such a src may be published.
-inline bool in_place_keeps_src(Coll c) {
-  return c == Coll::AllGather || c == Coll::Broadcast;
+// Whether a call in place (gshmem's "natural" overlap) may publish src: nothing writes a part of
+// it while a peer may still read that part. AllGather's src is this PE's own block of dst, and
+// Broadcast's root only sends. Two-shot AllReduce and Reduce (Direct2) write slice j of dst, which
+// is slice j of src, only once member j has published its sum of slice j, made after reading it;
+// slice me of src only this PE reads. Not with more members than one reduction pass takes: this
+// PE's slice is then read from the pool's copy (own_input in direct.cuh).
+inline bool in_place_publishes_src(Coll c, Algo a, int n) {
+  switch (c) {
+    case Coll::AllGather:
+    case Coll::Broadcast:
+      return true;
+    case Coll::AllReduce:
+    case Coll::Reduce:
+      return a == Algo::Direct2 && n <= detail::kMaxSrcs;
+    default:
+      return false;
+  }
 }
 
 // The shape of a team the calling PE belongs to (n == 0 when it does not).

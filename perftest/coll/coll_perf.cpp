@@ -153,13 +153,13 @@ struct Bench {
 };
 
 // How the library publishes the buffers of a call on CPU PEs (coll_host.hpp: kPublishInPlaceMin,
-// in_place_keeps_src).
-Buffers buffers_of(const Bench& b, const Shape& s, bool in_place) {
+// in_place_publishes_src).
+Buffers buffers_of(const Bench& b, const Shape& s, gc::Algo algo, bool in_place) {
   const bool big =
       b.cfg.symmetric && std::max(s.send_count, s.recv_count) * b.es >= gc::kPublishInPlaceMin;
   Buffers buf;
   buf.in_place = in_place;
-  buf.src_published = big && (!in_place || gc::in_place_keeps_src(coll_of(b.op)));
+  buf.src_published = big && (!in_place || gc::in_place_publishes_src(coll_of(b.op), algo, b.n));
   buf.dst_published = big && b.op == Op::AllReduce && b.cfg.redop != Redop::Avg;
   return buf;
 }
@@ -260,7 +260,7 @@ int run(const Bench& b) {
     gc::Plan p = gc::plan_for(coll_of(b.op), GSHMEM_TEAM_WORLD, s.bytes);
     if (floor) {
       for (bool in_place : {false, true}) {
-        Traffic t = traffic(b.op, p.algo, b.n, s, b.es, buffers_of(b, s, in_place));
+        Traffic t = traffic(b.op, p.algo, b.n, s, b.es, buffers_of(b, s, p.algo, in_place));
         (in_place ? ip : oop).floor_us = floor_us(t, bw);
       }
     }
