@@ -10,6 +10,7 @@
 
 #include "collectives/calibrate.hpp"
 #include "gshmem/gshmem.h"
+#include "host/base/env.hpp"
 
 namespace gshmem::coll {
 
@@ -218,8 +219,9 @@ int live_epoch_calls(const TeamShape& shape, double predicted_us) {
 
 Adapt adapt_setting(std::string_view value) {
   if (value == "bits") return Adapt::SameBits;
-  const bool off = value == "0" || value == "off" || value == "no" || value == "false";
-  return off ? Adapt::Off : Adapt::Any;
+  bool on = true;
+  Env::parse_bool(value, &on);
+  return on ? Adapt::Any : Adapt::Off;
 }
 
 LiveChoice* live_choice(int team, uint64_t* instance_word, Coll coll, uint64_t bytes,

@@ -234,14 +234,6 @@ bool parse_int(std::string_view text, int64_t* out) {
   return true;
 }
 
-bool parse_bool(std::string_view text, bool* out) {
-  std::string s(trim(text));
-  for (auto& ch : s) ch = char(std::tolower(static_cast<unsigned char>(ch)));
-  if (s == "1" || s == "true" || s == "yes" || s == "on") return *out = true, true;
-  if (s == "0" || s == "false" || s == "no" || s == "off") return *out = false, true;
-  return false;
-}
-
 bool in_choices(const char* choices, std::string_view value) {
   std::string_view all(choices);
   while (!all.empty()) {
@@ -278,7 +270,7 @@ bool valid(const EnvSpec& spec, std::string_view value) {
   bool b;
   switch (spec.kind) {
     case EnvKind::Bool:
-      return parse_bool(value, &b);
+      return Env::parse_bool(value, &b);
     case EnvKind::Int:
       return parse_int(value, &i);
     case EnvKind::Size:
@@ -301,6 +293,14 @@ const std::vector<EnvSpec>& Env::registry() {
 
 bool Env::accepts(const EnvSpec& spec, std::string_view value) {
   return valid(spec, value);
+}
+
+bool Env::parse_bool(std::string_view text, bool* out) {
+  std::string s(trim(text));
+  for (auto& ch : s) ch = char(std::tolower(static_cast<unsigned char>(ch)));
+  if (s == "1" || s == "true" || s == "yes" || s == "on") return *out = true, true;
+  if (s == "0" || s == "false" || s == "no" || s == "off") return *out = false, true;
+  return false;
 }
 
 bool Env::parse_size(std::string_view text, uint64_t* bytes) {

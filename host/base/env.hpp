@@ -45,6 +45,7 @@ class Env {
 
   static const std::vector<EnvSpec>& registry();
   // Parsers shared with the command-line tools; they return false on malformed input.
+  static bool parse_bool(std::string_view text, bool* out);  // 1/0, true/false, yes/no, on/off
   static bool parse_size(std::string_view text, uint64_t* bytes);
   static bool parse_seconds(std::string_view text, double* seconds);
   // Whether `value` is well-formed for the variable (what the registry checks at start-up).

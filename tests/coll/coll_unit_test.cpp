@@ -703,3 +703,13 @@ TEST(LiveChoice, ChooserFollowsTheMachine) {
     ASSERT_EQ(one.epoch_end(us), two.epoch_end(us));
   }
 }
+
+// GSHMEM_ADAPT: "bits", and every spelling of a Bool (as when it was one).
+TEST(LiveChoice, AdaptSettingSpellings) {
+  EXPECT_EQ(gc::adapt_setting("bits"), gc::Adapt::SameBits);
+  for (const char* on : {"1", "on", "yes", "true"})
+    EXPECT_EQ(gc::adapt_setting(on), gc::Adapt::Any);
+  for (const char* off : {"0", "off", "no", "false"}) {
+    EXPECT_EQ(gc::adapt_setting(off), gc::Adapt::Off);
+  }
+}
