@@ -69,7 +69,8 @@ GSHMEM_HD void publish_input(const Workspace& ws, const Peers& P, int ch, uint32
 // This PE's input as a reduction must read it. In place (`out` is `in`) with more members than one
 // pass of reduce_all takes, the first pass overwrites `out` before a later one reads member P.me
 // (16 and up): then the copy of `in` that publish_input made in this PE's pool half, `copy_off`
-// bytes into it (in place, the input is never published in place: run() sees it written).
+// bytes into it. So with that many members an input in place is never published in place (run()
+// asks in_place_publishes_src in collectives/coll_host.hpp, which says no above kMaxSrcs).
 GSHMEM_HD GSHMEM_INLINE const char* own_input(const Workspace& ws, const Peers& P, int ch,
                                               uint32_t rd, const char* in, const void* out,
                                               uint64_t copy_off) {
