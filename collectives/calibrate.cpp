@@ -157,12 +157,12 @@ CalTable measure_world(const MeasureSpec& spec, FILE* progress, std::vector<CalC
     for (size_t k = 0; k < ns; ++k) {
       for (size_t c = 0; c < nc; ++c) {
         force(coll, cands[c].first, cands[c].second);
-        if (cands[c].first == Algo::Auto) {
+        if (cands[c].first == Algo::Auto && overrides().probe) {
           // The planner as a program that calls this shape often runs it: past the probe of its
-          // live choice's first epochs (adapt.hpp), which costs a program at most kLiveMaxCands
-          // - 1 epochs once.
+          // live choice's first epochs (GSHMEM_ADAPT_PROBE, adapt.hpp), which costs a program at
+          // most kLiveMaxCands - 1 epochs once.
           const Plan p = make_plan(coll, shape, calls[k].bytes, overrides());
-          const int settle = may_go_live(calls[k].bytes, p, overrides()) && overrides().probe
+          const int settle = may_go_live(calls[k].bytes, p, overrides())
                                  ? kLiveMaxCands * live_epoch_calls(shape, p.predicted_us)
                                  : 0;
           for (int i = 0; i < settle; ++i) calls[k].run(dst, src);
