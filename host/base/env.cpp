@@ -54,6 +54,13 @@ const std::vector<EnvSpec> kRegistry = {
      "migrations; none: never; core: always. Threads created later inherit the binding; the "
      "proxy thread, started before, keeps the whole mask.",
      false},
+    {"GSHMEM_PUSH_STREAM", EnvKind::Choice, "auto", "auto|plain|stream",
+     "How a CPU PE copies 64 KiB or more into memory that another PE reads next (a put to a "
+     "peer, a collective's step): plain stores, or streamed (non-temporal) stores, which send "
+     "the lines to memory instead of into this core's cache. auto: plain, and streamed for a "
+     "while after two slow plain copies in a row (the reader's core is far away and each line "
+     "written has to be fetched from it first).",
+     false},
     // Bootstrap
     {"GSHMEM_BOOTSTRAP", EnvKind::Choice, "auto", "auto|launcher|pmix|uid|single",
      "How PEs find each other: gshmemrun's socket, PMIx (mpirun, srun --mpi=pmix), a unique-id "

@@ -251,3 +251,27 @@ TEST_F(DeviceApi, WaitsEndWhenTheJobAborts) {
   *v = 3;
   EXPECT_EQ(gshmem::signal_wait_until(job.ctx, v, GSHMEM_CMP_NE, 0), 3u);
 }
+
+// The streamed copy (pushes of 64 KiB or more, gshmem/device/group.cuh) at every destination
+// alignment it handles in parts (a head up to 16 bytes, 64-byte steps, 16-byte steps, a tail):
+// exactly the bytes asked for land, none around them change.
+TEST(Push, StreamStoreCopiesExactlyAtEveryAlignment) {
+  const size_t lengths[] = {0, 1, 15, 16, 17, 63, 64, 65, 127, 4095, (64u << 10) + 7};
+  std::vector<char> src((64u << 10) + 64), dst((64u << 10) + 256);
+  for (size_t i = 0; i < src.size(); ++i) src[i] = char(i * 7 + 3);
+  for (size_t n : lengths) {
+    for (size_t at = 0; at < 20; ++at) {
+      for (size_t from = 0; from < 3; ++from) {
+        std::fill(dst.begin(), dst.end(), char(0x5a));
+        gshmem::detail::stream_store(dst.data() + 64 + at, src.data() + from, n);
+        gshmem::detail::stream_fence();
+        ASSERT_EQ(std::memcmp(dst.data() + 64 + at, src.data() + from, n), 0)
+            << "n=" << n << " at=" << at << " from=" << from;
+        for (size_t i = 0; i < dst.size(); ++i) {
+          if (i >= 64 + at && i < 64 + at + n) continue;
+          ASSERT_EQ(dst[i], char(0x5a)) << "byte " << i << " changed, n=" << n << " at=" << at;
+        }
+      }
+    }
+  }
+}

@@ -60,7 +60,7 @@ GSHMEM_HD void publish_input(const Workspace& ws, const Peers& P, int ch, uint32
   }
   uint64_t region = half_off(ws, ch, h);
   for (int b = 0; b < blocks; ++b) {
-    copy<G>(ws.c.heap.base + region + uint64_t(b) * m * es, src + uint64_t(b) * stride * es,
+    push<G>(ws.c.heap.base + region + uint64_t(b) * m * es, src + uint64_t(b) * stride * es,
             m * es);
   }
   publish<G>(ws, P, ch, rd, 0, false, region, m * es, only);

@@ -193,8 +193,13 @@ GSHMEM_HD void send_pieces(const Workspace& ws, const PushLayout& L, int ch, Lin
     for (int j = 1; j < c && adjacent; ++j) adjacent = piece(j) == piece(0) + uint64_t(j) * bytes;
     if (adjacent) return send_end<G>(ws, L, ch, l, piece(0), uint64_t(c) * bytes);
   }
-  char* pack = out ? out : staging;
-  for (int j = 0; j < c; ++j) copy<G>(pack + uint64_t(j) * bytes, piece(j), bytes);
+  for (int j = 0; j < c; ++j) {
+    if (out) {
+      push<G>(out + uint64_t(j) * bytes, piece(j), bytes);
+    } else {
+      copy<G>(staging + uint64_t(j) * bytes, piece(j), bytes);
+    }
+  }
   send_end<G>(ws, L, ch, l, out ? nullptr : staging, uint64_t(c) * bytes);
 }
 

@@ -36,7 +36,11 @@ template <class G, class R>
 GSHMEM_HD void reduce_send(const Workspace& ws, const PushLayout& L, int ch, Link& next, const R& r,
                            char* in, const void* mine, uint64_t count) {
   char* out = send_begin<G>(ws, L, ch, next);
-  reduce2<G>(r, out ? out : in, in, mine, count);
+  if (out) {
+    reduce2_push<G>(r, out, in, mine, count);
+  } else {
+    reduce2<G>(r, in, in, mine, count);
+  }
   send_end<G>(ws, L, ch, next, out ? nullptr : in, count * r.esize());
 }
 

@@ -27,6 +27,23 @@ unsigned host_group_rank(HostScope s);
 unsigned host_group_size(HostScope s);
 void host_group_sync(HostScope s);
 
+// Pushes: copies of kStreamMinBytes or more that another PE reads next (a put to a peer, a
+// collective's push into a peer's receive slot or into this PE's pool), made by a CPU PE's own
+// thread (host/runtime/push_copy.cpp).
+// - push_begin says whether this push streams, and push_end (after a plain one) reports how long
+//   it took. Each thread decides alone (the choice does not change what lands, only how).
+// - stream_store writes with non-temporal stores, which send the lines to memory instead of into
+//   this core's cache, and leaves them unordered; stream_fence orders them before the stores
+//   that follow. Plain memcpy where the CPU has no such stores.
+struct PushMode {
+  bool stream;
+  uint64_t t0;
+};
+PushMode push_begin();
+void push_end(const PushMode& m, size_t n);
+void stream_store(void* dst, const void* src, size_t n);
+void stream_fence();
+
 }  // namespace detail
 
 struct Thread {
@@ -170,6 +187,31 @@ GSHMEM_HD GSHMEM_INLINE void group_copy(void* dst, const void* src, size_t n) {
     done = copy_units<G, uint32_t>(d, s, n);
   }
   copy_units<G, char>(d + done, s + done, n - done);
+}
+
+inline constexpr size_t kStreamMinBytes = size_t(64) << 10;
+
+// Copies n bytes that another PE reads next. On a CPU PE's own thread, a copy of kStreamMinBytes
+// or more is a push (push_begin): plain, or streamed while plain pushes run slow. Elsewhere
+// group_copy.
+template <class G>
+GSHMEM_HD GSHMEM_INLINE void group_push(void* dst, const void* src, size_t n) {
+#if !GSHMEM_ON_DEVICE
+  if constexpr (std::is_same_v<G, Thread>) {
+    if (n >= kStreamMinBytes) {
+      const PushMode m = push_begin();
+      if (m.stream) {
+        stream_store(dst, src, n);
+        stream_fence();
+      } else {
+        std::memcpy(dst, src, n);
+        push_end(m, n);
+      }
+      return;
+    }
+  }
+#endif
+  group_copy<G>(dst, src, n);
 }
 
 }  // namespace detail

@@ -44,7 +44,11 @@ GSHMEM_HD GSHMEM_INLINE void put_impl(const DeviceContext& c, void* dst, const v
   if (bytes == 0) return;
   Remote r = resolve(c, dst, bytes, pe, s.with("dest"));
   if (r.ptr) {
-    group_copy<G>(r.ptr, src, bytes);
+    if (pe == c.my_pe) {
+      group_copy<G>(r.ptr, src, bytes);
+    } else {
+      group_push<G>(r.ptr, src, bytes);
+    }
     G::sync();
   } else {
     channel_put<G>(c, r, src, bytes, pe, blocking, s);

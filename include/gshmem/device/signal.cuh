@@ -44,7 +44,11 @@ GSHMEM_HD void put_signal_impl(const DeviceContext& c, void* dst, const void* sr
   Remote rd = bytes ? resolve(c, dst, bytes, pe, s.with("dest")) : Remote{nullptr, 0, 0};
   Remote rs = resolve(c, sig, sizeof(uint64_t), pe, s.with("sig_addr"));
   if (rs.ptr && (bytes == 0 || rd.ptr)) {
-    if (bytes) group_copy<G>(rd.ptr, src, bytes);
+    if (bytes && pe == c.my_pe) {
+      group_copy<G>(rd.ptr, src, bytes);
+    } else if (bytes) {
+      group_push<G>(rd.ptr, src, bytes);
+    }
     G::sync();
     if (G::rank() == 0) {
       // Orders the copy (including any non-temporal stores memcpy used) before the signal.
