@@ -59,7 +59,7 @@ const std::vector<EnvSpec> kRegistry = {
      "peer, a collective's step): plain stores, or streamed (non-temporal) stores, which send "
      "the lines to memory instead of into this core's cache. auto: plain, and streamed for a "
      "while after two slow plain copies in a row (the reader's core is far away and each line "
-     "written has to be fetched from it first).",
+     "written has to be fetched from it first). On CPUs other than x86-64, always plain.",
      false},
     // Bootstrap
     {"GSHMEM_BOOTSTRAP", EnvKind::Choice, "auto", "auto|launcher|pmix|uid|single",

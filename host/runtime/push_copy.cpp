@@ -10,15 +10,20 @@
 //   116-156 us (every line it stores is in the reader's cache from the round before and has to
 //   come back from afar) and the read 15-21 us; streamed, the same as before. The ring AllReduce
 //   at 1 MiB took 577-614 us with plain pushes against 90-258 us streamed.
-// So a thread pushes plain and times each plain push. When two in a row move fewer than
-// kSlowBytesPerNs (the spell: 2 bytes/ns, against 6-45 otherwise), it streams its next pushes,
-// then tries plain again: kFirstStreak of them, twice as many each time the plain pushes that
-// follow are still slow (up to kMaxStreak), kFirstStreak again after a fast one. Two slow ones,
+// So a thread pushes plain and times each plain copy push (PushPacer, push_copy.hpp). When two in
+// a row move fewer than kSlowBytesPerNs (the spell: 2 bytes/ns, against 6-45 otherwise), it
+// streams its next pushes, then tries plain again: kFirstStreak of them, twice as many each time
+// the plain pushes that follow are still slow (up to kMaxStreak), kFirstStreak again after a fast
+// one. A reduction's push follows the thread's choice but is not timed: its time is its
+// arithmetic's too (a half-precision sum converts every element, and may stay under 4 bytes/ns
+// on a machine whose stores are fast, which would keep the thread streaming). Two slow ones,
 // because one may just have lost its core for a while: with more PEs than cores, a streak after
 // every such push made ring AllReduce at 4 PEs on 2 cores 1.26x slower at 1 MiB in a perftest
 // (median of 10 jobs). A thread's first kUntimedPushes are not judged: they fault in the pages
 // of the receive slots (the first two pushes of a ring AllReduce took 280-310 us for 256 KiB),
 // and a streak from them made a short perftest at 1 MiB 10% slower.
+#include "host/runtime/push_copy.hpp"
+
 #include <cstdint>
 #include <cstring>
 #include <string>
@@ -32,45 +37,65 @@
 
 namespace gshmem::detail {
 
+bool PushPacer::stream_next() {
+  if (streamed_left_ == 0) return false;
+  --streamed_left_;
+  return true;
+}
+
+void PushPacer::plain_took(size_t n, uint64_t ns) {
+  if (untimed_left_ > 0) {
+    --untimed_left_;
+    return;
+  }
+  const bool slow = double(n) < kSlowBytesPerNs * double(ns);
+  if (slow && last_slow_) {
+    streamed_left_ = streak_;
+    streak_ = streak_ < kMaxStreak ? 2 * streak_ : kMaxStreak;
+  }
+  if (!slow) streak_ = kFirstStreak;
+  last_slow_ = slow && !last_slow_;
+}
+
 namespace {
 
-constexpr double kSlowBytesPerNs = 4.0;
-constexpr uint32_t kFirstStreak = 16;
-constexpr uint32_t kMaxStreak = 1024;
-constexpr uint32_t kUntimedPushes = 16;
+enum class PushSetting { Auto, Plain, Stream };
 
-// This thread's plain pushes so far (up to kUntimedPushes), pushes left to stream, its next
-// streak, and whether its last plain push was slow.
-thread_local uint32_t plain_pushes = 0;
-thread_local uint32_t streamed_left = 0;
-thread_local uint32_t streak = kFirstStreak;
-thread_local bool last_slow = false;
+PushSetting push_setting() {
+  // Non-temporal stores are x86's here: elsewhere stream_store is memcpy, and streaming only adds
+  // a fence.
+#if defined(__x86_64__)
+  const std::string v = Env::get().str("GSHMEM_PUSH_STREAM");
+  return v == "plain"    ? PushSetting::Plain
+         : v == "stream" ? PushSetting::Stream
+                         : PushSetting::Auto;
+#else
+  return PushSetting::Plain;
+#endif
+}
+
+thread_local PushPacer pacer;
+thread_local PushCounts counts;
 
 }  // namespace
 
 PushMode push_begin() {
-  static const std::string mode = Env::get().str("GSHMEM_PUSH_STREAM");
-  if (mode != "auto") return {mode == "stream", 0};
-  if (streamed_left > 0) {
-    --streamed_left;
-    return {true, 0};
+  static const PushSetting setting = push_setting();
+  PushMode m{setting == PushSetting::Stream, 0};
+  if (setting == PushSetting::Auto) {
+    m.stream = pacer.stream_next();
+    if (!m.stream) m.t0 = now_ns();
   }
-  return {false, now_ns()};
+  ++(m.stream ? counts.streamed : counts.plain);
+  return m;
 }
 
 void push_end(const PushMode& m, size_t n) {
-  if (!m.t0) return;
-  if (plain_pushes < kUntimedPushes) {
-    ++plain_pushes;
-    return;
-  }
-  const bool slow = double(n) < kSlowBytesPerNs * double(now_ns() - m.t0);
-  if (slow && last_slow) {
-    streamed_left = streak;
-    streak = streak < kMaxStreak ? 2 * streak : kMaxStreak;
-  }
-  if (!slow) streak = kFirstStreak;
-  last_slow = slow && !last_slow;
+  if (m.t0) pacer.plain_took(n, now_ns() - m.t0);
+}
+
+PushCounts push_counts() {
+  return counts;
 }
 
 void stream_store(void* dst, const void* src, size_t n) {

@@ -10,12 +10,14 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
 #include <memory>
 #include <string>
 
 #include "collectives/adapt.hpp"
 #include "collectives/calibration.hpp"
+#include "gshmem/device/group.cuh"
 #include "tests/coll/coll_check.hpp"
 
 using namespace coll_test;
@@ -159,6 +161,45 @@ TEST(Coll, LargeMessages) {
       c.salt = k;
       EXPECT_EQ(run_case(c), 0u);
     }
+  }
+}
+
+// The algorithms that push (ring; Bruck, whose rounds pack several pieces from 4 PEs) at steps of
+// 64 KiB and more, every element size from 1 to 16 bytes, odd counts: what a streamed push
+// (GSHMEM_PUSH_STREAM) writes piece by piece lands whole. Under GSHMEM_PUSH_STREAM=stream the
+// pushes must also have streamed.
+TEST(Coll, StreamedPushes) {
+  if (npes() > 4) GTEST_SKIP() << "steps of 64 KiB at 4 PEs or fewer (slow on 2 cores)";
+  SCOPED_TRACE(gshmem_test::seed_note());
+  const char* setting = std::getenv("GSHMEM_PUSH_STREAM");
+  const gshmem::detail::PushCounts before = gshmem::detail::push_counts();
+  const gshmem_datatype_t types[] = {GSHMEM_UINT8, GSHMEM_HALF, GSHMEM_INT64, GSHMEM_COMPLEXD,
+                                     GSHMEM_LONGDOUBLE};
+  size_t bytes = size_t(npes()) * (80u << 10);  // a ring step per PE: 80 KiB
+  ensure_arena(4 * bytes * size_t(npes()) + (1 << 20));
+  size_t k = 300;
+  for (Coll coll : {Coll::AllReduce, Coll::ReduceScatter, Coll::AllGather}) {
+    for (Algo algo : {Algo::Ring, Algo::RecDbl}) {
+      if (!gc::applicable(coll, algo, gc::team_shape(GSHMEM_TEAM_WORLD))) continue;
+      ForceAlgo force(algo);
+      for (gshmem_datatype_t t : types) {
+        ++k;
+        const size_t es = gc::visit_type(t, [](auto v) { return sizeof(v); });
+        const size_t per = coll == Coll::AllReduce ? bytes / es : bytes / size_t(npes()) / es;
+        Case c{coll, t, t == GSHMEM_COMPLEXD ? GSHMEM_PROD : GSHMEM_SUM, per + 3};
+        c.root = root_for(k);
+        c.symmetric = (k & 1) != 0;
+        c.salt = k;
+        EXPECT_EQ(run_case(c), 0u)
+            << gc::coll_name(coll) << " " << gc::algo_name(algo) << " " << gc::dtype_short_name(t);
+      }
+    }
+  }
+  const gshmem::detail::PushCounts after = gshmem::detail::push_counts();
+  if (setting && std::string(setting) == "stream" && npes() > 1) {
+    EXPECT_GT(after.streamed, before.streamed + 30)
+        << "GSHMEM_PUSH_STREAM=stream: no push streamed";
+    EXPECT_EQ(after.plain, before.plain);
   }
 }
 

@@ -4,6 +4,7 @@
 // starting a job.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstring>
 #include <functional>
@@ -13,6 +14,7 @@
 #include "gshmem/device.cuh"
 #include "gshmem/gshmem.h"
 #include "gshmem/gshmem.hpp"
+#include "host/runtime/push_copy.hpp"
 
 namespace {
 
@@ -274,4 +276,38 @@ TEST(Push, StreamStoreCopiesExactlyAtEveryAlignment) {
       }
     }
   }
+}
+
+// The pacer of a thread's pushes: the first pushes untimed, a streak only after two slow plain
+// pushes in a row, doubled while plain stays slow, back to the first length after a fast one.
+TEST(Push, PacerStreamsAfterTwoSlowPushesInARow) {
+  using gshmem::detail::PushPacer;
+  PushPacer p;
+  const size_t n = 256 << 10;
+  const uint64_t slow = uint64_t(n / PushPacer::kSlowBytesPerNs) * 2, fast = slow / 8;
+  auto streamed_run = [&] {
+    uint32_t k = 0;
+    while (p.stream_next()) ++k;
+    return k;
+  };
+  for (uint32_t i = 0; i < PushPacer::kUntimedPushes; ++i) p.plain_took(n, slow);
+  EXPECT_EQ(streamed_run(), 0u) << "the first pushes fault pages in: not judged";
+  p.plain_took(n, slow);
+  p.plain_took(n, fast);
+  p.plain_took(n, slow);
+  EXPECT_EQ(streamed_run(), 0u) << "slow, fast, slow: no two in a row";
+  p.plain_took(n, slow);
+  EXPECT_EQ(streamed_run(), PushPacer::kFirstStreak);
+  p.plain_took(n, slow);
+  p.plain_took(n, slow);
+  EXPECT_EQ(streamed_run(), 2 * PushPacer::kFirstStreak) << "still slow after a streak: doubled";
+  for (int i = 0; i < 20; ++i) {
+    p.plain_took(n, slow);
+    p.plain_took(n, slow);
+    EXPECT_LE(streamed_run(), PushPacer::kMaxStreak);
+  }
+  p.plain_took(n, fast);
+  p.plain_took(n, slow);
+  p.plain_took(n, slow);
+  EXPECT_EQ(streamed_run(), PushPacer::kFirstStreak) << "a fast push resets the streak";
 }

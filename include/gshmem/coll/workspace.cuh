@@ -544,41 +544,45 @@ GSHMEM_HD GSHMEM_INLINE void reduce2(const R& r, void* out, const void* a, const
 }
 
 // copy and reduce2 for an output that another PE reads next (a peer's receive slot, this PE's
-// pool): a push (gshmem/device/group.cuh) on a CPU PE's own thread. A streamed reduce2_push
-// reduces kPushPieceBytes at a time into a buffer that stays in this core's cache, and streams
-// each piece out.
+// pool): a push (gshmem/device/group.cuh) on a CPU PE's own thread. A reduction streams when the
+// thread's copy pushes do (it is not timed itself: its time is its arithmetic's too).
 template <class G>
 GSHMEM_HD GSHMEM_INLINE void push(void* dst, const void* src, uint64_t bytes) {
   if (bytes && dst != src) gshmem::detail::group_push<G>(dst, src, bytes);
   G::sync();
 }
 
+#if !GSHMEM_ON_DEVICE
 inline constexpr uint64_t kPushPieceBytes = 4096;
+
+// A streamed reduce2 by one host thread: kPushPieceBytes at a time into a buffer that stays in
+// this core's cache, each piece streamed out. Out of line: the buffer is 64-byte aligned.
+template <class R>
+GSHMEM_HOST_NOINLINE void reduce2_streamed(const R& r, void* out, const void* a, const void* b,
+                                           uint64_t count) {
+  const uint64_t es = r.esize();
+  alignas(64) char piece[kPushPieceBytes];
+  const uint64_t per = kPushPieceBytes / es;
+  for (uint64_t i = 0; i < count; i += per) {
+    const uint64_t m = count - i < per ? count - i : per;
+    const void* srcs[2] = {static_cast<const char*>(a) + i * es,
+                           static_cast<const char*>(b) + i * es};
+    r.template reduce<Thread>(piece, srcs, 2, m);
+    gshmem::detail::stream_store(static_cast<char*>(out) + i * es, piece, m * es);
+  }
+  gshmem::detail::stream_fence();
+}
+#endif
 
 template <class G, class R>
 GSHMEM_HD GSHMEM_INLINE void reduce2_push(const R& r, void* out, const void* a, const void* b,
                                           uint64_t count) {
 #if !GSHMEM_ON_DEVICE
-  const uint64_t es = r.esize();
-  if (std::is_same_v<G, Thread> && count * es >= gshmem::detail::kStreamMinBytes && out != a &&
-      out != b) {
-    const gshmem::detail::PushMode mode = gshmem::detail::push_begin();
-    if (!mode.stream) {
-      reduce2<G>(r, out, a, b, count);
-      gshmem::detail::push_end(mode, count * es);
-      return;
+  if constexpr (std::is_same_v<G, Thread>) {
+    if (count * r.esize() >= gshmem::detail::kStreamMinBytes && out != a && out != b &&
+        gshmem::detail::push_begin().stream) {
+      return reduce2_streamed(r, out, a, b, count);
     }
-    alignas(64) char piece[kPushPieceBytes];
-    const uint64_t per = kPushPieceBytes / es;
-    for (uint64_t i = 0; i < count; i += per) {
-      const uint64_t m = count - i < per ? count - i : per;
-      const void* srcs[2] = {static_cast<const char*>(a) + i * es,
-                             static_cast<const char*>(b) + i * es};
-      r.template reduce<G>(piece, srcs, 2, m);
-      gshmem::detail::stream_store(static_cast<char*>(out) + i * es, piece, m * es);
-    }
-    gshmem::detail::stream_fence();
-    return;
   }
 #endif
   reduce2<G>(r, out, a, b, count);

@@ -30,8 +30,9 @@ void host_group_sync(HostScope s);
 // Pushes: copies of kStreamMinBytes or more that another PE reads next (a put to a peer, a
 // collective's push into a peer's receive slot or into this PE's pool), made by a CPU PE's own
 // thread (host/runtime/push_copy.cpp).
-// - push_begin says whether this push streams, and push_end (after a plain one) reports how long
+// - push_begin says whether this push streams, and push_end (after a plain copy) reports how long
 //   it took. Each thread decides alone (the choice does not change what lands, only how).
+//   push_counts: this thread's pushes so far, plain and streamed (for tests).
 // - stream_store writes with non-temporal stores, which send the lines to memory instead of into
 //   this core's cache, and leaves them unordered; stream_fence orders them before the stores
 //   that follow. Plain memcpy where the CPU has no such stores.
@@ -39,8 +40,12 @@ struct PushMode {
   bool stream;
   uint64_t t0;
 };
+struct PushCounts {
+  uint64_t plain = 0, streamed = 0;
+};
 PushMode push_begin();
 void push_end(const PushMode& m, size_t n);
+PushCounts push_counts();
 void stream_store(void* dst, const void* src, size_t n);
 void stream_fence();
 
