@@ -59,30 +59,29 @@ for op in $ops; do
     for ((r = 1; r <= rounds; ++r)); do
       for mode in $modes; do
         if ! out=$(GSHMEM_PUSH_STREAM=$mode GSHMEM_ALGO=$algo "$build/gshmemrun" -n "$n" "$prog" \
-              -b "$lo" -e "$hi" -f 4 -n 10 -w 2 --no-floor 2>&1); then
+              -b "$lo" -e "$hi" -f 4 -n 10 -w 2 --no-floor --json 2>&1); then
           echo "$0: $op at $n PEs, GSHMEM_PUSH_STREAM=$mode failed:" >&2
           echo "$out" | tail -5 >&2
           status=2
           continue
         fi
-        # nccl-tests' rows: size count type redop root time algbw busbw #wrong (out of place),
-        # then the same four for in place.
-        echo "$out" | awk -v op="$op" -v n="$n" -v m="$mode" '
-          /^ *[0-9]/ { print op, n, m, $1, $6, $9 + $13; print op, n, m, $1, $10, $9 + $13 }' \
-          >>"$samples"
+        # The perftest's --json rows (perftest/common/table.hpp), tagged with the mode.
+        echo "$out" | grep '^{' | sed "s/^/$mode /" >>"$samples"
       done
     done
   done
 done
 "$py" - "$samples" "$modes" <<'PY' || status=2
-import collections, statistics as st, sys
-rows = [l.split() for l in open(sys.argv[1])]
+import collections, json, statistics as st, sys
 modes = sys.argv[2].split()
-if any(int(r[5]) for r in rows):
-    print("wrong values reported"); sys.exit(1)
 t = collections.defaultdict(list)
-for op, n, m, size, us, _ in rows:
-    t[(op, int(n), int(size), m)].append(float(us))
+for line in open(sys.argv[1]):
+    m, row = line.split(" ", 1)
+    r = json.loads(row)
+    if r["wrong"] or r["wrong_ip"]:
+        print("wrong values reported"); sys.exit(1)
+    for us in (r["time"], r["time_ip"]):
+        t[(r["test"], r["npes"], r["size"], m)].append(us)
 for op, n in sorted({(k[0], k[1]) for k in t}):
     print(f"\n# {op}, {n} PEs: us per call (median / mean / least); mean ratio = {modes[0]}'s mean / the mode's")
     print(f"{'size':>10}" + "".join(f"{m + ' med':>14}{'mean':>10}{'least':>10}" for m in modes)
