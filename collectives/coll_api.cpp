@@ -147,6 +147,51 @@ struct ShapeCache {
   uint64_t gen[GSHMEM_MAX_TEAMS] = {};  // bumped whenever a slot's shape is recomputed
 };
 
+struct Request {
+  const char* call;
+  Coll coll;
+  gshmem_team_t team;
+  void* dst;
+  const void* src;
+  size_t count;
+  // As the caller passed them (c_value): not yet known to be enumerators until check() passes.
+  int dtype_value;
+  int op_value;  // GSHMEM_SUM for collectives that do not reduce
+  int root;      // team index; -1 when the collective has none
+  void* stream;
+  bool reduces;
+  bool internal = false;  // gshmem's own call (a live choice's exchange): runs its plan as it is
+  gshmem_datatype_t dtype() const { return gshmem_datatype_t(dtype_value); }
+  gshmem_redop_t op() const { return gshmem_redop_t(op_value); }
+};
+
+// Whether two requests are the same call with the same arguments.
+bool same_request(const Request& x, const Request& y) {
+  return x.call == y.call && x.coll == y.coll && x.team == y.team && x.dst == y.dst &&
+         x.src == y.src && x.count == y.count && x.dtype_value == y.dtype_value &&
+         x.op_value == y.op_value && x.root == y.root && x.stream == y.stream &&
+         x.reduces == y.reduces && x.internal == y.internal;
+}
+
+// The last call this thread ran on a CPU PE, as run() set it up. A program repeats its calls (a
+// training step's AllReduce, a benchmark's loop), and the checks, the plan lookup and the
+// Workspace gave the same answer last time: they were a third of a 2-PE Broadcast of 8 bytes
+// (about 35 of 100 ns). So a call with the same arguments, on the same runtime (its context equal
+// bit for bit), team (its TeamInfo equal: a team made again in the slot has another generation),
+// settings and calibration runs from here. Kept only for calls whose plan stays as it was made:
+// not staged (a private copy of src per call), not live (adapt.hpp), call checks off (every call
+// is compared across the team), not gshmem's own.
+struct LastCall {
+  bool valid = false;
+  Request q{};
+  DeviceContext ctx{};
+  uint64_t settings_gen = 0;
+  const Calibration* calibration = nullptr;
+  HostReducer r;
+  Workspace ws;  // seq set per call
+  CallArgs a{};
+};
+
 struct PlanEntry {
   int team = -1, coll = -1;
   uint64_t bytes = 0, shape_gen = 0, settings_gen = 0;
@@ -158,6 +203,7 @@ struct PlanEntry {
 struct CallCache {
   ShapeCache shapes;
   PlanEntry plans[16];
+  LastCall last;
 };
 
 // This thread's CallCache. A thread_local of a shared library costs a __tls_get_addr call per
@@ -203,24 +249,6 @@ const TeamShape& cached_shape(ShapeCache& c, Runtime& rt, gshmem_team_t team, co
 }
 
 enum Buffers : unsigned { kSrc = 1, kDst = 2 };
-
-struct Request {
-  const char* call;
-  Coll coll;
-  gshmem_team_t team;
-  void* dst;
-  const void* src;
-  size_t count;
-  // As the caller passed them (c_value): not yet known to be enumerators until check() passes.
-  int dtype_value;
-  int op_value;  // GSHMEM_SUM for collectives that do not reduce
-  int root;      // team index; -1 when the collective has none
-  void* stream;
-  bool reduces;
-  bool internal = false;  // gshmem's own call (a live choice's exchange): runs its plan as it is
-  gshmem_datatype_t dtype() const { return gshmem_datatype_t(dtype_value); }
-  gshmem_redop_t op() const { return gshmem_redop_t(op_value); }
-};
 
 // The value of an enum argument a C caller passed. C lets any int through an enum parameter, but in
 // C++ loading an enum object whose value is no enumerator's is undefined (UBSan's enum check fires
@@ -432,8 +460,36 @@ int agree(const Request& q, Runtime& rt, int rc) {
 
 int end_epoch(const Request& q, const TeamInfo& t, LiveChoice& live, uint64_t size);
 
+// Whether `q` repeats this thread's last call (LastCall) on `rt`.
+bool repeats(const LastCall& m, const Request& q, Runtime& rt) {
+  if (!m.valid || !same_request(m.q, q)) return false;
+  const TeamInfo* t = rt.teams().find(q.team);
+  return t && std::memcmp(t, &m.ws.team, sizeof *t) == 0 &&
+         std::memcmp(&rt.context(), &m.ctx, sizeof m.ctx) == 0 &&
+         settings().gen.load(std::memory_order_relaxed) == m.settings_gen &&
+         installed_calibration() == m.calibration;
+}
+
+// Runs a call set up on a CPU PE: its number on the team (the counter in the team's collective
+// area, zeroed when the team is created; kernels on a GPU heap advance it themselves), then its
+// channels.
+int execute(Workspace& ws, Coll coll, const HostReducer& r, const CallArgs& a) {
+  ws.seq = ++*reinterpret_cast<uint64_t*>(ws.c.heap.base + ws.area_off);
+  try {
+    for (int ch = 0; ch < ws.nch; ++ch) run_channel<Thread>(ws, coll, r, a, ch);
+    if (a.src_pub || a.dst_pub) release_user_buffers<Thread>(ws);
+    detail::prefetch_guards(ws);
+  } catch (const Error& e) {
+    log::error("%s", e.what());
+    return e.status();
+  }
+  return GSHMEM_SUCCESS;
+}
+
 int run(const Request& q) {
   Runtime* rt = gshmem::detail::default_runtime();
+  LastCall& last = call_cache().last;
+  if (rt && repeats(last, q, *rt)) return execute(last.ws, q.coll, last.r, last.a);
   const TeamInfo* t = nullptr;
   HostReducer r;
   int rc = check(q, rt, &t, &r);
@@ -520,23 +576,20 @@ int run(const Request& q) {
   if (on_gpu) {
     return run_gpu(q, *rt, ws, a, src_bytes, dst_bytes, uses, stage, uint32_t(r.es));
   }
-  // This call's number on the team: the counter in the team's collective area (zeroed when the
-  // team is created), which kernels on a GPU heap advance themselves.
-  ws.seq = ++*reinterpret_cast<uint64_t*>(c.heap.base + ws.area_off);
-  const uint64_t t0 = live ? gshmem::detail::now_ns() : 0;
-  try {
-    for (int ch = 0; ch < ws.nch; ++ch) run_channel<Thread>(ws, q.coll, r, a, ch);
-    if (a.src_pub || a.dst_pub) release_user_buffers<Thread>(ws);
-    detail::prefetch_guards(ws);
-  } catch (const Error& e) {
-    log::error("%s", e.what());
-    return e.status();
-  }
-  if (live) {
-    count_live_call(ws.algo);
-    if (live->add(double(gshmem::detail::now_ns() - t0) / 1e3)) {
-      return end_epoch(q, *t, *live, std::max(src_bytes, dst_bytes));
+  last.valid = false;
+  if (!live) {
+    if (!stage && !q.internal && !call_checks_enabled() &&
+        !may_go_live(std::max(src_bytes, dst_bytes), plan, overrides())) {
+      last = {true, q,  c, settings().gen.load(std::memory_order_relaxed), installed_calibration(),
+              r,    ws, a};
     }
+    return execute(ws, q.coll, r, a);
+  }
+  const uint64_t t0 = gshmem::detail::now_ns();
+  if (int rc = execute(ws, q.coll, r, a); rc != GSHMEM_SUCCESS) return rc;
+  count_live_call(ws.algo);
+  if (live->add(double(gshmem::detail::now_ns() - t0) / 1e3)) {
+    return end_epoch(q, *t, *live, std::max(src_bytes, dst_bytes));
   }
   return GSHMEM_SUCCESS;
 }

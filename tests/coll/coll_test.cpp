@@ -370,6 +370,82 @@ TEST(Coll, Teams) {
   gshmem_barrier_all();
 }
 
+// A call repeated with the same arguments runs from the thread's last call (coll_api.cpp,
+// LastCall) without being planned again. It must still follow what changed under it: the data
+// between calls, the settings (a forced algorithm), and the team behind the same handle (a team
+// destroyed and another made in its slot).
+TEST(Coll, RepeatedCallFollowsWhatChanged) {
+  SCOPED_TRACE(gshmem_test::seed_note());
+  const int n = npes(), me = gshmem_my_pe();
+  // 80 KiB of int32 per PE: published in place, and ring steps of 64 KiB or more are pushes
+  const size_t count = size_t(n) * (20u << 10);
+  auto* src = static_cast<int32_t*>(gshmem_malloc(count * sizeof(int32_t)));
+  auto* dst = static_cast<int32_t*>(gshmem_malloc(count * sizeof(int32_t)));
+  ASSERT_NE(src, nullptr);
+  ASSERT_NE(dst, nullptr);
+  auto expect_sum = [&](gshmem_team_t team, const std::vector<int>& members, int call,
+                        size_t elems = 0) {
+    if (elems == 0) elems = count;
+    for (size_t i = 0; i < elems; ++i) src[i] = int32_t(me * 1000 + call + int(i % 7));
+    ASSERT_EQ(gshmem_allreduce(team, dst, src, elems, GSHMEM_INT32, GSHMEM_SUM, nullptr),
+              GSHMEM_SUCCESS);
+    size_t wrong = 0;
+    for (size_t i = 0; i < elems; ++i) {
+      int32_t want = 0;
+      for (int pe : members) want += int32_t(pe * 1000 + call + int(i % 7));
+      wrong += dst[i] != want;
+    }
+    EXPECT_EQ(wrong, 0u) << "call " << call;
+  };
+  std::vector<int> world(size_t(n), 0);
+  for (int pe = 0; pe < n; ++pe) world[size_t(pe)] = pe;
+  // The data changes between repeats (the large calls may go live, adapt.hpp: not kept).
+  for (int call = 0; call < 4; ++call) expect_sum(GSHMEM_TEAM_WORLD, world, call, 5);
+  for (int call = 4; call < 8; ++call) expect_sum(GSHMEM_TEAM_WORLD, world, call);
+  // The settings: direct publishes the symmetric src in place (no push), ring pushes every step.
+  // Forced plans never go live, so these calls are kept.
+  if (n > 1 && !across() &&
+      gc::applicable(Coll::AllReduce, Algo::Ring, gc::team_shape(GSHMEM_TEAM_WORLD))) {
+    {
+      ForceAlgo direct(Algo::Direct);
+      expect_sum(GSHMEM_TEAM_WORLD, world, 10);
+      const gshmem::detail::PushCounts before = gshmem::detail::push_counts();
+      for (int call = 11; call < 14; ++call) expect_sum(GSHMEM_TEAM_WORLD, world, call);
+      const gshmem::detail::PushCounts after = gshmem::detail::push_counts();
+      EXPECT_EQ(after.plain + after.streamed, before.plain + before.streamed) << "direct pushed";
+    }
+    ForceAlgo ring(Algo::Ring);
+    const gshmem::detail::PushCounts before = gshmem::detail::push_counts();
+    expect_sum(GSHMEM_TEAM_WORLD, world, 20);
+    const gshmem::detail::PushCounts after = gshmem::detail::push_counts();
+    EXPECT_GT(after.plain + after.streamed, before.plain + before.streamed)
+        << "the call after forcing ring did not push: it ran the last call's plan";
+  }
+  // The team: {0, 1}, then {0, 2} in the same slot, with a plan that does not change (forced, so
+  // never live) and a call small enough to be latency-bound.
+  if (n >= 3) {
+    ForceAlgo direct(Algo::Direct);
+    gshmem_team_t first = GSHMEM_TEAM_INVALID, second = GSHMEM_TEAM_INVALID;
+    ASSERT_EQ(gshmem_team_split_strided(GSHMEM_TEAM_WORLD, 0, 1, 2, nullptr, 0, &first), 0);
+    if (first != GSHMEM_TEAM_INVALID) {
+      for (int call = 30; call < 33; ++call) expect_sum(first, {0, 1}, call, 777);
+      gshmem_team_destroy(first);
+    }
+    gshmem_barrier_all();
+    ASSERT_EQ(gshmem_team_split_strided(GSHMEM_TEAM_WORLD, 0, 2, 2, nullptr, 0, &second), 0);
+    if (me == 0) {
+      EXPECT_EQ(second, first) << "the new team did not take the old one's slot: nothing tested";
+    }
+    if (second != GSHMEM_TEAM_INVALID) {
+      for (int call = 40; call < 43; ++call) expect_sum(second, {0, 2}, call, 777);
+      gshmem_team_destroy(second);
+    }
+  }
+  gshmem_barrier_all();
+  gshmem_free(dst);
+  gshmem_free(src);
+}
+
 // More members than one reduction pass takes (kMaxSrcs, 16), in place: dst is the PE's own
 // input, which the first pass overwrites while a later pass still reads it (member 16 and up).
 // Every direct reduction, with the roots and PEs past the first pass. Runs at 17 PEs
