@@ -314,11 +314,21 @@ int check(const Request& q, Runtime* rt, const TeamInfo** t, HostReducer* r) {
   return GSHMEM_SUCCESS;
 }
 
+// What a plan was made from, for LastCall: the settings' generation and the calibration as read
+// before planning (a change after that makes the next call plan again), and whether calls of its
+// shape may go live (adapt.hpp).
+struct PlanBasis {
+  uint64_t settings_gen = 0;
+  const Calibration* calibration = nullptr;
+  bool may_go_live = true;
+};
+
 // The plan for a call of `size` bytes (the larger buffer), from this thread's cache when the
 // call's shape was seen before; logged once per call shape at GSHMEM_DEBUG=INFO. `live` (CPU PEs
 // only): set to the call's live choice (adapt.hpp), or nullptr when the plan runs as it is.
+// `basis`: set to what the plan was made from.
 Plan plan_call(const Request& q, Runtime& rt, const TeamInfo& t, uint64_t size,
-               LiveChoice** live = nullptr) {
+               LiveChoice** live = nullptr, PlanBasis* basis = nullptr) {
   uint64_t shape_gen = 0;
   CallCache& cache = call_cache();
   const TeamShape& shape = cached_shape(cache.shapes, rt, q.team, t, &shape_gen);
@@ -341,6 +351,7 @@ Plan plan_call(const Request& q, Runtime& rt, const TeamInfo& t, uint64_t size,
     e.calibration = cal;
   }
   const Plan& plan = e.plan;
+  if (basis) *basis = {settings_gen, cal, may_go_live(size, plan, st.use_test ? st.test : st.env)};
   if (live) {
     auto* header =
         reinterpret_cast<uint64_t*>(rt.context().heap.base + rt.teams().coll_area_offset(q.team));
@@ -514,8 +525,9 @@ int run(const Request& q) {
   const uint64_t block = b.block, src_bytes = b.src_bytes, dst_bytes = b.dst_bytes;
   const unsigned uses = b.uses;
   LiveChoice* live = nullptr;
-  Plan plan =
-      plan_call(q, *rt, *t, std::max(src_bytes, dst_bytes), on_gpu || q.internal ? nullptr : &live);
+  PlanBasis basis;
+  Plan plan = plan_call(q, *rt, *t, std::max(src_bytes, dst_bytes),
+                        on_gpu || q.internal ? nullptr : &live, &basis);
   if (live) plan = live->plan();
 
   // In place is dst == src (AllGather: src at block `me` of dst; ReduceScatter: dst at block `me`
@@ -578,10 +590,8 @@ int run(const Request& q) {
   }
   last.valid = false;
   if (!live) {
-    if (!stage && !q.internal && !call_checks_enabled() &&
-        !may_go_live(std::max(src_bytes, dst_bytes), plan, overrides())) {
-      last = {true, q,  c, settings().gen.load(std::memory_order_relaxed), installed_calibration(),
-              r,    ws, a};
+    if (!stage && !q.internal && !call_checks_enabled() && !basis.may_go_live) {
+      last = {true, q, c, basis.settings_gen, basis.calibration, r, ws, a};
     }
     return execute(ws, q.coll, r, a);
   }

@@ -20,16 +20,19 @@ bool host_drive(const DeviceContext& c, bool post_only = false);
 
 template <class Done>
 GSHMEM_HD void wait_slow(const DeviceContext& c, Site site, Done& done) {
-  // The clock is first read at the 16th poll, and the wait's time counts from there: most waits
-  // end before it, and a clock read per wait was 5% of a 2-PE AllReduce of 8 B on CPU PEs.
+#if GSHMEM_ON_DEVICE
+  // A GPU's clock is a register: read on entry.
+  const uint64_t start = now_ns();
+#else
+  // On a CPU the clock is first read at the 16th poll, and the wait's time counts from there: most
+  // waits end before it, and a clock read per wait was 5% of a 2-PE AllReduce of 8 B.
   uint64_t start = 0;
   bool started = false;
-  uint64_t waited = 0;
-#if !GSHMEM_ON_DEVICE
   // A PE whose network traffic is flowing keeps polling at full speed: the peers' operations
   // complete only as fast as this PE progresses them (rxm's targets must poll).
   uint64_t last_work = 0;
 #endif
+  uint64_t waited = 0;
   for (uint32_t spins = 1;; ++spins) {
     if (done()) return;
     if ((spins & 15) == 0) {
@@ -41,15 +44,17 @@ GSHMEM_HD void wait_slow(const DeviceContext& c, Site site, Done& done) {
         host_wait_failed(c, site, false);
 #endif
       }
+#if GSHMEM_ON_DEVICE
+      waited = now_ns() - start;
+#else
       const uint64_t now = now_ns();
       if (!started) {
         started = true;
         start = now;
-#if !GSHMEM_ON_DEVICE
         if (last_work < start) last_work = start;
-#endif
       }
       waited = now - start;
+#endif
       if (c.timeout_ns && waited > c.timeout_ns) {
 #if GSHMEM_ON_DEVICE
         printf("gshmem: PE %d: %s timed out (GSHMEM_TIMEOUT) waiting on PE %d\n", c.my_pe,
