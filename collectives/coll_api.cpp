@@ -591,7 +591,14 @@ int run(const Request& q) {
   last.valid = false;
   if (!live) {
     if (!stage && !q.internal && !call_checks_enabled() && !basis.may_go_live) {
-      last = {true, q, c, basis.settings_gen, basis.calibration, r, ws, a};
+      // The whole set-up is kept from the second call in a row with these arguments: a program
+      // that alternates two calls would copy it on every call and never use it (measured, a 2-PE
+      // AllReduce and Broadcast of 8 B in turn: 150-162 ns a call against 131-148 without).
+      if (same_request(last.q, q)) {
+        last = {true, q, c, basis.settings_gen, basis.calibration, r, ws, a};
+      } else {
+        last.q = q;
+      }
     }
     return execute(ws, q.coll, r, a);
   }
