@@ -323,14 +323,13 @@ struct PlanBasis {
   bool may_go_live = true;
 };
 
-// The plan for a call of `size` bytes (the larger buffer), from this thread's cache when the
-// call's shape was seen before; logged once per call shape at GSHMEM_DEBUG=INFO. `live` (CPU PEs
-// only): set to the call's live choice (adapt.hpp), or nullptr when the plan runs as it is.
-// `basis`: set to what the plan was made from.
-Plan plan_call(const Request& q, Runtime& rt, const TeamInfo& t, uint64_t size,
+// The plan for a call of `size` bytes (the larger buffer), from `cache` (this thread's
+// call_cache()) when the call's shape was seen before; logged once per call shape at
+// GSHMEM_DEBUG=INFO. `live` (CPU PEs only): set to the call's live choice (adapt.hpp), or nullptr
+// when the plan runs as it is. `basis`: set to what the plan was made from.
+Plan plan_call(CallCache& cache, const Request& q, Runtime& rt, const TeamInfo& t, uint64_t size,
                LiveChoice** live = nullptr, PlanBasis* basis = nullptr) {
   uint64_t shape_gen = 0;
-  CallCache& cache = call_cache();
   const TeamShape& shape = cached_shape(cache.shapes, rt, q.team, t, &shape_gen);
   Settings& st = settings();
   const uint64_t settings_gen = st.gen.load(std::memory_order_relaxed);
@@ -499,7 +498,8 @@ int execute(Workspace& ws, Coll coll, const HostReducer& r, const CallArgs& a) {
 
 int run(const Request& q) {
   Runtime* rt = gshmem::detail::default_runtime();
-  LastCall& last = call_cache().last;
+  CallCache& cache = call_cache();
+  LastCall& last = cache.last;
   if (rt && repeats(last, q, *rt)) return execute(last.ws, q.coll, last.r, last.a);
   const TeamInfo* t = nullptr;
   HostReducer r;
@@ -526,7 +526,7 @@ int run(const Request& q) {
   const unsigned uses = b.uses;
   LiveChoice* live = nullptr;
   PlanBasis basis;
-  Plan plan = plan_call(q, *rt, *t, std::max(src_bytes, dst_bytes),
+  Plan plan = plan_call(cache, q, *rt, *t, std::max(src_bytes, dst_bytes),
                         on_gpu || q.internal ? nullptr : &live, &basis);
   if (live) plan = live->plan();
 
@@ -565,8 +565,7 @@ int run(const Request& q) {
   ws.algo = plan.algo;
   ws.sub = plan.sub;
   ws.proto = plan.proto;
-  ws.node_size =
-      plan.algo == Algo::Hier ? cached_shape(call_cache().shapes, *rt, q.team, *t).ppn : 0;
+  ws.node_size = plan.algo == Algo::Hier ? cached_shape(cache.shapes, *rt, q.team, *t).ppn : 0;
   ws.seq = 0;
 
   CallArgs a{};
