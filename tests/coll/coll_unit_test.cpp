@@ -144,6 +144,15 @@ TEST(Numeric, HostReducerMatchesTheReferenceBitForBit) {
   expect_same_as_reference<int8_t, gc::OpSum>(GSHMEM_INT8, GSHMEM_SUM, 7);
   expect_same_as_reference<int32_t, gc::OpMin>(GSHMEM_INT32, GSHMEM_MIN, 8);
   expect_same_as_reference<uint64_t, gc::OpBxor>(GSHMEM_UINT64, GSHMEM_BXOR, 9);
+  // On x86-64 the host's loops run as the CPU's clone (SSE2 or AVX2, host_reducer.cpp), the
+  // reference as this file was built: the same bits whichever the CPU has.
+  expect_same_as_reference<float, gc::OpMin>(GSHMEM_FLOAT, GSHMEM_MIN, 10);
+  expect_same_as_reference<double, gc::OpMax>(GSHMEM_DOUBLE, GSHMEM_MAX, 11);
+  expect_same_as_reference<gc::half_t, gc::OpMax>(GSHMEM_HALF, GSHMEM_MAX, 12);
+  expect_same_as_reference<gc::bfloat16_t, gc::OpProd>(GSHMEM_BFLOAT16, GSHMEM_PROD, 13);
+  expect_same_as_reference<int16_t, gc::OpProd>(GSHMEM_INT16, GSHMEM_PROD, 14);
+  expect_same_as_reference<int64_t, gc::OpMax>(GSHMEM_INT64, GSHMEM_MAX, 15);
+  expect_same_as_reference<uint8_t, gc::OpBand>(GSHMEM_UINT8, GSHMEM_BAND, 16);
 }
 
 gc::TeamShape shape(int nodes, int ppn, gc::LinkClass intra, gc::LinkClass inter, bool gpu) {
