@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cstdint>
 
 namespace gshmem::coll {
 
@@ -19,6 +20,19 @@ namespace {
 #else
 #define GSHMEM_REDUCE_CLONES
 #endif
+
+// A long reduction asks for each source's lines kPrefetchAhead bytes ahead (the hardware's
+// prefetchers stop at every 4 KiB page, which is likely what the loop waited on). Measured with
+// CPU PEs on 2 cores, the two builds alternating job by job, GB/s of the reduction's traffic per
+// PE: ReduceScatter of 32 MiB at 2 PEs 16.2 -> 20.0 (mean of 6 pairs, faster in all 6), of
+// 16 MiB at 4 PEs 7.7 -> 8.3 (8 pairs, faster in 7); AllReduce within the noise. The address may
+// lie past a source's end: a prefetch never faults.
+constexpr size_t kPrefetchAhead = 2048;
+constexpr size_t kPrefetchMinBytes = 64 << 10;
+
+GSHMEM_INLINE void prefetch_ahead(const void* p) {
+  __builtin_prefetch(static_cast<const char*>(p) + kPrefetchAhead, 0, 0);
+}
 
 // out[i] = first[i] op rest[0][i] op ... op rest[N-2][i], left to right as reduce_elements does
 // on the device, computed in Arith<T>::A. In and Out are T (converted on the way in or out) or A
@@ -46,7 +60,12 @@ GSHMEM_REDUCE_CLONES void fuse(Out* out, const In* first, const T* const* rest, 
     }
   };
   size_t i = 0;
+  const bool ahead = count * sizeof(T) >= kPrefetchMinBytes;
   for (; i + kV <= count; i += kV) {
+    if (ahead) {
+      prefetch_ahead(first + i);
+      for (int k = 0; k < N - 1; ++k) prefetch_ahead(rest[k] + i);
+    }
     A acc[kV];
     for (size_t j = 0; j < kV; ++j) acc[j] = in(first[i + j]);
     for (int k = 0; k < N - 1; ++k) {
