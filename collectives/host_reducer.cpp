@@ -9,13 +9,16 @@ namespace gshmem::coll {
 namespace {
 
 // The reduction loops are built for x86-64's baseline (16-byte SSE2 vectors) and for AVX2, and
-// the loader picks what the CPU runs (GCC's target_clones, an ifunc). A CPU PE's reduction of
-// four sources ran at half the memory rate with 16-byte vectors: a 4-PE ReduceScatter of 16 MiB
-// on 2 cores reached 0.5 of the memory floor. Every element is computed by the same operations
-// either way (AVX2 brings no FMA), so both give the same bits. Baseline only with clang (which
-// cannot clone templates) and under ThreadSanitizer (the loader runs the clones' resolver before
-// TSan's runtime is up, and the library crashed at start).
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && !defined(__SANITIZE_THREAD__)
+// the loader picks what the CPU runs (GCC's target_clones, an ifunc of glibc). A CPU PE's
+// reduction of four sources ran at half the memory rate with 16-byte vectors: a 4-PE
+// ReduceScatter of 16 MiB on 2 cores reached 0.5 of the memory floor. Every element is computed by
+// the same operations either way (element-wise, and no multiply is contracted into an add:
+// -ffp-contract=off in collectives/CMakeLists.txt), so both give the same bits. Baseline only
+// with clang and nvc++ (no clones of templates), under ThreadSanitizer (the loader runs the
+// clones' resolver before TSan's runtime is up, and the library crashed at start), and with
+// GSHMEM_REDUCE_CLONES=OFF (CI's sanitizer build, so that the tests check the baseline too).
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && !defined(__NVCOMPILER) && \
+    defined(__GLIBC__) && !defined(__SANITIZE_THREAD__) && !defined(GSHMEM_NO_REDUCE_CLONES)
 #define GSHMEM_REDUCE_CLONES __attribute__((target_clones("avx2", "default")))
 #else
 #define GSHMEM_REDUCE_CLONES
@@ -25,13 +28,16 @@ namespace {
 // prefetchers stop at every 4 KiB page, which is likely what the loop waited on). Measured with
 // CPU PEs on 2 cores, the two builds alternating job by job, GB/s of the reduction's traffic per
 // PE: ReduceScatter of 32 MiB at 2 PEs 16.2 -> 20.0 (mean of 6 pairs, faster in all 6), of
-// 16 MiB at 4 PEs 7.7 -> 8.3 (8 pairs, faster in 7); AllReduce within the noise. The address may
-// lie past a source's end: a prefetch never faults.
+// 16 MiB at 4 PEs 7.7 -> 8.3 (8 pairs, faster in 7); AllReduce within the noise. Reductions of up
+// to 4 sources only: more go by tiles of 1024 elements (reduce_host), each pass below the
+// threshold. The address may lie past a source's end: it is computed as an integer, and a
+// prefetch never faults.
 constexpr size_t kPrefetchAhead = 2048;
 constexpr size_t kPrefetchMinBytes = 64 << 10;
 
 GSHMEM_INLINE void prefetch_ahead(const void* p) {
-  __builtin_prefetch(static_cast<const char*>(p) + kPrefetchAhead, 0, 0);
+  __builtin_prefetch(reinterpret_cast<const void*>(reinterpret_cast<uintptr_t>(p) + kPrefetchAhead),
+                     0, 0);
 }
 
 // out[i] = first[i] op rest[0][i] op ... op rest[N-2][i], left to right as reduce_elements does
