@@ -119,9 +119,11 @@ std::vector<T> specials() {
 }
 
 // a and b hold the same bits, element by element (x87's long double: its 10 bytes, not the
-// padding after them, which a store leaves as it was).
+// padding after them, which a store leaves as it was). Stricter than coll_check.hpp's same_bits,
+// which compares long double and complex by value (-0 equals +0 there): here both sides reduce
+// in the same order, so even the sign of a zero must match.
 template <class T>
-bool same_bits(const T* a, const T* b, size_t count) {
+bool identical_bits(const T* a, const T* b, size_t count) {
   if constexpr (std::is_same_v<T, long double> && std::numeric_limits<long double>::digits == 64) {
     for (size_t i = 0; i < count; ++i) {
       if (std::memcmp(&a[i], &b[i], 10) != 0) return false;
@@ -179,7 +181,7 @@ void expect_same_as_reference(gshmem_datatype_t dtype, gshmem_redop_t op, uint32
         T* orf = alias < 0 ? out_ref.data() : ref[size_t(alias)].data();
         r.reduce<gshmem::Thread>(om, sm, nsrc, count);
         gc::reduce_elements<gshmem::Thread, T, Op>(orf, sr, nsrc, count);
-        ASSERT_TRUE(same_bits(om, orf, count))
+        ASSERT_TRUE(identical_bits(om, orf, count))
             << gc::dtype_name(dtype) << " " << gc::op_name(op) << " count " << count << " nsrc "
             << nsrc << " alias " << alias;
       }
