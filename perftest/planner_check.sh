@@ -4,7 +4,7 @@
 # protocol) and write a calibration file; then gshmem_planner_check jobs, new jobs that plan with
 # that file, measure every candidate again, and `gshmem_planner_check --judge` compares the time of
 # the candidate the planner chooses with the best one at every size, each candidate's time the
-# mean over the check jobs. The same rows show what the model's constants would have chosen, and
+# median over the check jobs. The same rows show what the model's constants would have chosen, and
 # the calls with nothing forced ("live": the plan, and for long calls the live choices that follow
 # the machine, collectives/adapt.hpp), timed among the candidates.
 #
@@ -17,20 +17,23 @@
 #     -s 8-64M            sizes (default 8-64M: coll_compare.sh's latency and bandwidth sweeps)
 #     -R 3                repeats of every measurement in a job (best of)
 #     -J 3                calibration jobs, each a run of the table: the planner chooses the
-#                         candidate whose mean loss against each run's fastest is least (the
-#                         least expected slowdown), not the one that won a single job
+#                         candidate whose median loss against each run's fastest is least (the
+#                         best in the typical job), not the one that won a single job
 #     -K 3                check jobs: on a shared machine the faster of two close candidates
 #                         changes from job to job (10-20% here), so one job is one sample; the
-#                         verdict compares each candidate's mean over the K jobs
+#                         verdict compares each candidate's median over the K jobs (one job
+#                         can run one candidate at one size twice as slow as the others do)
 #     --tolerance 1.10    the target: chosen time / best time at every size
 #     --cache             write this host's real calibration file (the one later jobs use);
 #                         by default a temporary one
+#     --keep DIR          copy each layout's calibration file and check records to DIR (to see
+#                         what the calibration jobs measured where a choice missed)
 #
 # Exit status: 0 every choice within the tolerance, 1 a choice missed it, 2 something did not run.
 set -uo pipefail
 
 usage() {
-  sed -n '2,26p' "$0" >&2
+  sed -n '2,32p' "$0" >&2
   exit 2
 }
 [[ $# -ge 1 ]] || usage
@@ -45,6 +48,7 @@ jobs=3
 checks=3
 tolerance=1.10
 cache=0
+keep=
 while [[ $# -gt 0 ]]; do
   case $1 in
     -p) pes=$2; shift 2 ;;
@@ -56,6 +60,7 @@ while [[ $# -gt 0 ]]; do
     -K) checks=$2; shift 2 ;;
     --tolerance) tolerance=$2; shift 2 ;;
     --cache) cache=1; shift ;;
+    --keep) keep=$2; shift 2 ;;
     *) usage ;;
   esac
 done
@@ -111,9 +116,16 @@ for n in $pes; do
       jobs_worst+="${jobs_worst:+ }${worst:-?}"
     done
     if ((rc < 2)); then
-      echo "## $n PEs, $layout: gshmem_planner_check --judge (each candidate's mean over the $checks check jobs)"
+      echo "## $n PEs, $layout: gshmem_planner_check --judge (each candidate's median over the $checks check jobs)"
       "$check" --judge "$record" --tolerance "$tolerance" | tee "$out/check.txt"
       rc=${PIPESTATUS[0]}
+    fi
+    if [[ -n $keep ]]; then
+      # (with --cache the calibration is the host's file: gshmem-info names it)
+      mkdir -p "$keep" && cp "$record" "$record.live" "$keep/" &&
+        { [[ -z ${GSHMEM_CALIBRATION_FILE:-} ]] ||
+          cp "$GSHMEM_CALIBRATION_FILE" "$keep/calibration-$n-$layout.txt"; } ||
+        echo "## could not copy the calibration and the records to $keep" >&2
     fi
     worst=$(sed -nE 's/^# worst ratio: ([0-9.]+) with the planner as run, ([0-9.]+) .*/\1 \2/p' \
       "$out/check.txt")
@@ -126,6 +138,6 @@ for n in $pes; do
   done
 done
 echo
-echo "# Summary (target: chosen/best <= $tolerance at every size, times the mean of $checks check jobs)"
+echo "# Summary (target: chosen/best <= $tolerance at every size, times the median of $checks check jobs)"
 printf '%s\n' "${summary[@]}"
 exit $status
