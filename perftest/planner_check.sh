@@ -6,7 +6,11 @@
 # the candidate the planner chooses with the best one at every size, each candidate's time the
 # median over the check jobs. The same rows show what the model's constants would have chosen, and
 # the calls with nothing forced ("live": the plan, and for long calls the live choices that follow
-# the machine, collectives/adapt.hpp), timed among the candidates.
+# the machine, collectives/adapt.hpp), timed among the candidates. Where PE 0 and PE 1 share a
+# node, each check job also times a cache line's handoff between them before and after its sweep:
+# the host moves the vCPUs (30-60 ns as siblings of one core, 160-240 ns placed apart,
+# changing within seconds), and algorithms that read what a peer has just written run 2-3x slower
+# in the second state, so the summary lists it beside each job's ratios.
 #
 #   perftest/planner_check.sh BUILD_DIR [options]
 #     -p "2 4"            PE counts (default "2 4")
@@ -33,7 +37,7 @@
 set -uo pipefail
 
 usage() {
-  sed -n '2,32p' "$0" >&2
+  sed -n '2,36p' "$0" >&2
   exit 2
 }
 [[ $# -ge 1 ]] || usage
@@ -81,6 +85,7 @@ echo "# $(uname -n), $(nproc) cores; $spec; tolerance $tolerance"
 status=0
 summary=()
 jobs_worst=
+jobs_handoff=
 for n in $pes; do
   for layout in $layouts; do
     case $layout in
@@ -114,6 +119,10 @@ for n in $pes; do
       ((job_rc > 1)) && rc=2
       worst=$(sed -nE 's/^# worst ratio: ([0-9.]+) with the planner as run.*/\1/p' "$out/check.txt")
       jobs_worst+="${jobs_worst:+ }${worst:-?}"
+      handoff=$(sed -nE \
+        's/^# cache-line handoff [^:]*: ([0-9]+) ns before the sweep, ([0-9]+) ns after/\1-\2/p' \
+        "$out/check.txt")
+      [[ -n $handoff ]] && jobs_handoff+="${jobs_handoff:+ }$handoff"
     done
     if ((rc < 2)); then
       echo "## $n PEs, $layout: gshmem_planner_check --judge (each candidate's median over the $checks check jobs)"
@@ -132,7 +141,10 @@ for n in $pes; do
     live=$(sed -nE 's/^# worst live ratio: ([0-9.]+) .*/\1/p' "$out/check.txt")
     summary+=("$(printf '%3s PEs %-7s worst chosen/best: %-5s (live calls: %s; the constants alone: %s; each check job alone: %s)%s' \
       "$n" "$layout" "${worst% *}" "${live:-?}" "${worst#* }" "$jobs_worst" "$( ((rc == 1)) && echo '  MISSED')")")
+    [[ -n $jobs_handoff ]] &&
+      summary+=("            cache-line handoff PE 0 <-> PE 1 (ns, before-after): $jobs_handoff")
     jobs_worst=
+    jobs_handoff=
     if ((rc == 1 && status == 0)); then status=1; fi
     if ((rc > 1)); then status=2; fi
   done
