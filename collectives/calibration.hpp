@@ -14,10 +14,11 @@
 // planner chooses the candidate whose median loss against each run's fastest is least: the best
 // in the typical job. Not the mean: one job in three can run one candidate at one size twice as
 // slow as the two others do (measured, 2 PEs across virtual nodes, ring AllGather 4 MiB: 1649 us
-// in one job, 1000-1130 in two), and a mean then follows that one job. A state of the machine
-// that slows the chosen candidate for a while is the live choice's to leave (adapt.hpp: a plan
-// run 1.5 times slower than its expected time sends the team exploring). With one run, simply
-// the fastest.
+// in one job, 1000-1130 in two), and a mean then follows that one job (with two runs the median
+// is their mean; one slow run in three or four does not count). A state of the machine that slows
+// the chosen candidate for a while is then the live choice's to leave (adapt.hpp: on CPU PEs, a
+// call of 256 KiB or 10 us and more whose plan runs 1.5 times slower than expected sends the team
+// exploring); shorter calls keep the plan. With one run, simply the fastest.
 #pragma once
 
 #include <cstdint>

@@ -30,8 +30,8 @@
 #     --tolerance 1.10    the target: chosen time / best time at every size
 #     --cache             write this host's real calibration file (the one later jobs use);
 #                         by default a temporary one
-#     --keep DIR          copy each layout's calibration file and check records to DIR (to see
-#                         what the calibration jobs measured where a choice missed)
+#     --keep DIR          copy each layout's calibration file (not with --cache: the host's
+#                         file) and check records to DIR, to see what the jobs measured
 #
 # Exit status: 0 every choice within the tolerance, 1 a choice missed it, 2 something did not run.
 set -uo pipefail
@@ -86,6 +86,7 @@ status=0
 summary=()
 jobs_worst=
 jobs_handoff=
+seen_handoff=0
 for n in $pes; do
   for layout in $layouts; do
     case $layout in
@@ -120,36 +121,38 @@ for n in $pes; do
       worst=$(sed -nE 's/^# worst ratio: ([0-9.]+) with the planner as run.*/\1/p' "$out/check.txt")
       jobs_worst+="${jobs_worst:+ }${worst:-?}"
       handoff=$(sed -nE \
-        's/^# cache-line handoff [^:]*: ([0-9]+) ns before the sweep, ([0-9]+) ns after/\1-\2/p' \
+        's/^# cache-line handoff [^:]*: ([0-9]+|-) ns before the sweep, ([0-9]+|-) ns after/\1\/\2/p' \
         "$out/check.txt")
-      [[ -n $handoff ]] && jobs_handoff+="${jobs_handoff:+ }$handoff"
+      [[ -n $handoff ]] && seen_handoff=1
+      jobs_handoff+="${jobs_handoff:+ }${handoff:-?}"
     done
     if ((rc < 2)); then
       echo "## $n PEs, $layout: gshmem_planner_check --judge (each candidate's median over the $checks check jobs)"
       "$check" --judge "$record" --tolerance "$tolerance" | tee "$out/check.txt"
       rc=${PIPESTATUS[0]}
     fi
-    if [[ -n $keep ]]; then
-      # (with --cache the calibration is the host's file: gshmem-info names it)
-      mkdir -p "$keep" && cp "$record" "$record.live" "$keep/" &&
-        { [[ -z ${GSHMEM_CALIBRATION_FILE:-} ]] ||
-          cp "$GSHMEM_CALIBRATION_FILE" "$keep/calibration-$n-$layout.txt"; } ||
-        echo "## could not copy the calibration and the records to $keep" >&2
+    if [[ -n $keep ]]; then  # (with --cache the calibration stays the host's file)
+      mkdir -p "$keep" || echo "## cannot make $keep" >&2
+      [[ -n ${GSHMEM_CALIBRATION_FILE:-} ]] &&
+        { cp "$GSHMEM_CALIBRATION_FILE" "$keep/calibration-$n-$layout.txt" ||
+          echo "## could not copy the calibration to $keep" >&2; }
+      cp "$record" "$record.live" "$keep/" 2>/dev/null || echo "## no check records to keep" >&2
     fi
     worst=$(sed -nE 's/^# worst ratio: ([0-9.]+) with the planner as run, ([0-9.]+) .*/\1 \2/p' \
       "$out/check.txt")
     live=$(sed -nE 's/^# worst live ratio: ([0-9.]+) .*/\1/p' "$out/check.txt")
     summary+=("$(printf '%3s PEs %-7s worst chosen/best: %-5s (live calls: %s; the constants alone: %s; each check job alone: %s)%s' \
       "$n" "$layout" "${worst% *}" "${live:-?}" "${worst#* }" "$jobs_worst" "$( ((rc == 1)) && echo '  MISSED')")")
-    [[ -n $jobs_handoff ]] &&
-      summary+=("            cache-line handoff PE 0 <-> PE 1 (ns, before-after): $jobs_handoff")
+    ((seen_handoff)) &&
+      summary+=("            cache-line handoff PE 0 <-> PE 1 (ns, before/after): $jobs_handoff")
     jobs_worst=
     jobs_handoff=
+    seen_handoff=0
     if ((rc == 1 && status == 0)); then status=1; fi
     if ((rc > 1)); then status=2; fi
   done
 done
 echo
 echo "# Summary (target: chosen/best <= $tolerance at every size, times the median of $checks check jobs)"
-printf '%s\n' "${summary[@]}"
+printf '%s\n' ${summary[@]+"${summary[@]}"}
 exit $status

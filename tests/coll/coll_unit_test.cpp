@@ -568,6 +568,10 @@ TEST(Calibration, ChoiceLosesLeastInTheTypicalRun) {
   };
   const std::vector<std::pair<gc::Algo, gc::Proto>> cands = {
       {gc::Algo::Direct, gc::Proto::Simple}, {gc::Algo::Direct2, gc::Proto::Simple}};
+  std::vector<double> odd = {3, 1, 2}, even = {4, 1, 3, 2}, one = {5};
+  EXPECT_DOUBLE_EQ(gc::median(odd), 2);
+  EXPECT_DOUBLE_EQ(gc::median(even), 2.5);
+  EXPECT_DOUBLE_EQ(gc::median(one), 5);
   double us = 0;
   // One run: the fastest.
   gc::CalTable t = job(115, 110);
@@ -588,7 +592,7 @@ TEST(Calibration, ChoiceLosesLeastInTheTypicalRun) {
   three.add_run(job(100, 200));
   EXPECT_EQ(three.choose(gc::Coll::AllReduce, cands, 1u << 20, &us), 1);
   EXPECT_DOUBLE_EQ(us, 100);
-  // Four runs: direct2 as fast as direct in three and 3.4x slower in the fourth, direct2; slower
+  // Four runs: direct2 as fast as direct in three and 3.2x slower in the fourth, direct2; slower
   // in two of the four (losses 1, 1, 3.2, 3.4: median 2.1), direct.
   gc::CalTable four_jobs = job(15, 14);
   four_jobs.add_run(job(16, 14));

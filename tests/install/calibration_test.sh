@@ -78,6 +78,8 @@ rc=$?
 ((rc <= 1)) || { cat "$tmp/check.out"; fail "gshmem_planner_check exited $rc"; }
 expect "$tmp/check.out" '^# worst ratio: [0-9.]+ with the planner as run' "no verdict"
 expect "$tmp/check.out" "planner: calibration $GSHMEM_CALIBRATION_FILE" "the check did not use it"
+expect "$tmp/check.out" '^# cache-line handoff PE 0 <-> PE 1: ([0-9]+|-) ns before the sweep' \
+  "no cache-line handoff line for two PEs on one node"
 # Two check jobs recorded as runs, judged on their median (of two: their mean) outside a job.
 for k in 1 2; do
   "$run" -n 2 --timeout 120 "$check" op=broadcast,sizes=8-1K,reps=1 --record "$tmp/runs.txt" \
