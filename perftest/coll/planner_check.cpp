@@ -129,16 +129,16 @@ int judge(const gc::CalTable& measured, const gc::TeamShape& shape, double toler
   return status;
 }
 
-// Nanoseconds one way of a cache line passed back and forth between PE 0 and PE 1 (the least of
-// 100 batches of 20 round trips, so a batch the scheduler cut into does not count); -1 where they
-// are on different nodes (or the job has one PE). Collective. The host moves a job's vCPUs:
-// measured here, 30-60 ns while it runs them as siblings of one core and 160-240 ns while it has
-// placed them apart, the state changing within seconds. Algorithms that read
-// what a peer has just written run 2-3x slower in the second (AllReduce 8 MiB, 14 jobs: direct2
-// 0.72-0.82 ms against 1.6-2.4 ms, direct by LL 1.3-1.5 against 2.6-3.5, direct 0.63-0.96 in
-// both), so a check job's ratios can move with it. PE 0 gets the time; the others get -1, and so
-// does PE 0 when no batch finished within a second (a partner that stopped answering). The spin
-// has no pause instruction: on some x86 cores one costs more than the handoff it would wait for.
+// Nanoseconds one way of a cache line passed back and forth between PE 0 and PE 1 (the least of 100
+// batches of 20 round trips, so a batch the scheduler cut into does not count); -1 where they are
+// on different nodes (or the job has one PE). Collective. The host moves a job's vCPUs: measured
+// here, 30-60 ns while it runs them as siblings of one core and 160-240 ns while it has placed them
+// apart, the state changing within seconds. Algorithms that read what a peer has just written run
+// 2-3x slower in the second (AllReduce 8 MiB, 14 jobs: direct2 0.72-1.04 ms against 1.6-2.4 ms,
+// direct by LL 1.3-1.7 against 2.6-3.5, direct 0.63-0.96 in both), so a check job's ratios can move
+// with it. PE 0 gets the time; the others get -1, and so does PE 0 when no batch finished within a
+// second (a partner that stopped answering). The spin has no pause instruction: on some x86 cores
+// one costs more than the handoff it would wait for.
 double handoff_ns() {
   using clock = std::chrono::steady_clock;
   auto* word = static_cast<long long*>(gshmem_calloc(1, sizeof(long long)));
