@@ -311,7 +311,7 @@ int calibrate_main(std::string_view text) {
     if (same != cal->tables.end()) {
       // Which algorithm is fastest can change from one job to the next (memory placement, where
       // the scheduler puts the PEs, the machine's other load): each job is a run of the table, and
-      // the planner chooses what loses least over them (the median). fresh=1 forgets the earlier
+      // the planner chooses what loses least over them (the mean). fresh=1 forgets the earlier
       // runs of the collectives measured now; the others keep theirs.
       same->add_run(table, spec.fresh);
       if (spec.fresh) {

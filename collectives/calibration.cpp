@@ -26,19 +26,22 @@ const CalCurve* CalTable::find(Coll coll, Algo algo, Proto proto, int run) const
   return nullptr;
 }
 
-double median(std::vector<double>& v) {
-  const size_t h = v.size() / 2;
-  std::nth_element(v.begin(), v.begin() + h, v.end());
-  if (v.size() % 2) return v[h];
-  return (v[h] + *std::max_element(v.begin(), v.begin() + h)) / 2;
+namespace {
+
+double mean(const std::vector<double>& v) {
+  double sum = 0;
+  for (double x : v) sum += x;
+  return sum / double(v.size());
 }
 
-double CalTable::median_us(Coll coll, Algo algo, Proto proto, uint64_t bytes) const {
+}  // namespace
+
+double CalTable::mean_us(Coll coll, Algo algo, Proto proto, uint64_t bytes) const {
   std::vector<double> t;
   for (const CalCurve& c : curves) {
     if (c.coll == coll && c.algo == algo && c.proto == proto) t.push_back(interpolate(c, bytes));
   }
-  return t.empty() ? -1 : median(t);
+  return t.empty() ? -1 : mean(t);
 }
 
 int CalTable::choose(Coll coll, const std::vector<std::pair<Algo, Proto>>& cands, uint64_t bytes,
@@ -65,8 +68,7 @@ int CalTable::choose(Coll coll, const std::vector<std::pair<Algo, Proto>>& cands
       if (t >= 0) losses.push_back(t / least[size_t(r)]);
     }
     if (losses.empty()) continue;
-    const double loss = median(losses);
-    const double t = median_us(coll, cands[c].first, cands[c].second, bytes);
+    const double loss = mean(losses), t = mean_us(coll, cands[c].first, cands[c].second, bytes);
     // Losses within 0.1% of each other are a tie.
     const bool better =
         chosen < 0 || loss < chosen_loss * 0.999 || (loss <= chosen_loss * 1.001 && t < chosen_us);

@@ -11,14 +11,13 @@
 // several times slower in some (measured, 2 PEs on 2 cores, AllReduce 512 KiB: direct 14-17 us in
 // 8 of 8 jobs; direct2 14 us in 6 and 48 us in 2), and which of two is faster can change between
 // jobs. So a table keeps each calibration job as a run of its own (the last kKeptRuns), and the
-// planner chooses the candidate whose median loss against each run's fastest is least: the best
-// in the typical job. Not the mean: one job in three can run one candidate at one size twice as
-// slow as the two others do (measured, 2 PEs across virtual nodes, ring AllGather 4 MiB: 1649 us
-// in one job, 1000-1130 in two), and a mean then follows that one job (with two runs the median
-// is their mean; one slow run in three or four does not count). A state of the machine that slows
-// the chosen candidate for a while is then the live choice's to leave (adapt.hpp: on CPU PEs, a
-// call of 256 KiB or 10 us and more whose plan runs 1.5 times slower than expected sends the team
-// exploring); shorter calls keep the plan. With one run, simply the fastest.
+// planner chooses the candidate whose mean loss against each run's fastest is least: the least
+// expected slowdown over the machine states the runs saw. With one run, simply the fastest.
+// (On a host of 2 vCPUs, the states are where the host runs them: as siblings of one core, a cache
+// line passes between them in 30-60 ns, placed apart in 160-240 ns, and algorithms that read what
+// a peer has just written run 2-3x slower then; the planner check prints it. The median loss,
+// the best in the typical job, was tried instead: on recorded runs it did no better, and a job
+// long enough to see both states pays the mean.)
 #pragma once
 
 #include <cstdint>
@@ -54,11 +53,11 @@ struct CalTable {
 
   const CalCurve* find(Coll coll, Algo algo, Proto proto, int run = 0) const;
   bool covers(Coll coll) const;
-  // The candidate's median time at `bytes` over the runs that measured it; -1 if none did.
-  double median_us(Coll coll, Algo algo, Proto proto, uint64_t bytes) const;
-  // Of `cands`, the index of the one the runs favour at `bytes`: the least median loss against
-  // each run's fastest candidate (its time / that run's least), ties to the lesser median time;
-  // -1 when no candidate was measured. *us: its median time (median_us()).
+  // The candidate's mean time at `bytes` over the runs that measured it; -1 if none did.
+  double mean_us(Coll coll, Algo algo, Proto proto, uint64_t bytes) const;
+  // Of `cands`, the index of the one the runs favour at `bytes`: the least mean loss against
+  // each run's fastest candidate (its time / that run's least), ties to the lesser mean time;
+  // -1 when no candidate was measured. *us: its mean time (mean_us()).
   int choose(Coll coll, const std::vector<std::pair<Algo, Proto>>& cands, uint64_t bytes,
              double* us) const;
   // Adds `job`'s curves (one calibration job) as the newest run. fresh: first forgets the
@@ -88,10 +87,6 @@ struct Calibration {
 std::string shape_key(const TeamShape& s);
 // The shape a key names; false when it is not one shape_key() writes.
 bool parse_shape_key(const std::string& key, TeamShape* s);
-
-// The middle value of v, not empty (the mean of the two middle ones for an even count); v is
-// reordered.
-double median(std::vector<double>& v);
 
 // Measured microseconds of a curve at `bytes`: linear between neighbouring points, the line
 // through the last two beyond the largest, the smallest point's time below it.

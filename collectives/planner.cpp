@@ -608,8 +608,8 @@ int print_plan(std::string_view spec, FILE* out) {
                      : "the model's predictions");
   if (table && table->runs > 1) {
     std::fprintf(out,
-                 "  runs: %d calibration jobs; the choice loses least (the median over them) "
-                 "against each job's fastest; times are their median\n",
+                 "  runs: %d calibration jobs; the choice loses least (the mean over them) "
+                 "against each job's fastest; times are their mean\n",
                  table->runs);
   }
   for (Coll c : colls) {
@@ -623,7 +623,7 @@ int print_plan(std::string_view spec, FILE* out) {
     // A candidate's time as the plan saw it: the table's, or the model's.
     uint64_t b_now = 0;
     auto time_of = [&](Algo a, Proto pr, const Plan& p) {
-      if (measured) return table->median_us(c, a, pr, b_now);
+      if (measured) return table->mean_us(c, a, pr, b_now);
       return predict(c, a, p.sub, s, b_now, pr == Proto::LL ? 1 : p.nch, p.chunk, pr);
     };
     std::fprintf(out, "%10s  %-9s %-6s %3s %7s %12s %10s |", "size", "algorithm", "proto", "ch",

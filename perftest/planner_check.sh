@@ -4,7 +4,7 @@
 # protocol) and write a calibration file; then gshmem_planner_check jobs, new jobs that plan with
 # that file, measure every candidate again, and `gshmem_planner_check --judge` compares the time of
 # the candidate the planner chooses with the best one at every size, each candidate's time the
-# median over the check jobs. The same rows show what the model's constants would have chosen, and
+# mean over the check jobs. The same rows show what the model's constants would have chosen, and
 # the calls with nothing forced ("live": the plan, and for long calls the live choices that follow
 # the machine, collectives/adapt.hpp), timed among the candidates. Where PE 0 and PE 1 share a
 # node, each check job also times a cache line's handoff between them before and after its sweep:
@@ -21,12 +21,11 @@
 #     -s 8-64M            sizes (default 8-64M: coll_compare.sh's latency and bandwidth sweeps)
 #     -R 3                repeats of every measurement in a job (best of)
 #     -J 3                calibration jobs, each a run of the table: the planner chooses the
-#                         candidate whose median loss against each run's fastest is least (the
-#                         best in the typical job), not the one that won a single job
+#                         candidate whose mean loss against each run's fastest is least (the
+#                         least expected slowdown), not the one that won a single job
 #     -K 3                check jobs: on a shared machine the faster of two close candidates
 #                         changes from job to job (10-20% here), so one job is one sample; the
-#                         verdict compares each candidate's median over the K jobs (one job
-#                         can run one candidate at one size twice as slow as the others do)
+#                         verdict compares each candidate's mean over the K jobs
 #     --tolerance 1.10    the target: chosen time / best time at every size
 #     --cache             write this host's real calibration file (the one later jobs use);
 #                         by default a temporary one
@@ -37,7 +36,7 @@
 set -uo pipefail
 
 usage() {
-  sed -n '2,36p' "$0" >&2
+  sed -n '2,35p' "$0" >&2
   exit 2
 }
 [[ $# -ge 1 ]] || usage
@@ -127,7 +126,7 @@ for n in $pes; do
       jobs_handoff+="${jobs_handoff:+ }${handoff:-?}"
     done
     if ((rc < 2)); then
-      echo "## $n PEs, $layout: gshmem_planner_check --judge (each candidate's median over the $checks check jobs)"
+      echo "## $n PEs, $layout: gshmem_planner_check --judge (each candidate's mean over the $checks check jobs)"
       "$check" --judge "$record" --tolerance "$tolerance" | tee "$out/check.txt"
       rc=${PIPESTATUS[0]}
     fi
@@ -153,6 +152,6 @@ for n in $pes; do
   done
 done
 echo
-echo "# Summary (target: chosen/best <= $tolerance at every size, times the median of $checks check jobs)"
+echo "# Summary (target: chosen/best <= $tolerance at every size, times the mean of $checks check jobs)"
 printf '%s\n' ${summary[@]+"${summary[@]}"}
 exit $status

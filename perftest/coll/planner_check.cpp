@@ -18,10 +18,8 @@
 // On a shared machine one job's measurement is one sample of it: which of two close candidates
 // is faster can change from job to job. --record adds this job's measurements to FILE as a run
 // (the calibration file's format, one run per job); --judge, outside a job, compares the planner's
-// choices (with the calibration the jobs used) with each candidate's median time over the
-// recorded runs: the typical job, which one job's spell (a candidate twice as slow at one size,
-// in one job of three) does not move. The live times go to FILE.live, a line per collective,
-// size and job.
+// choices (with the calibration the jobs used) with each candidate's mean time over the
+// recorded runs. The live times go to FILE.live, a line per collective, size and job.
 //
 // Exit status: 0 every chosen candidate within the tolerance of the best, 1 one is not, 2 bad
 // arguments or an unreadable FILE.
@@ -50,10 +48,10 @@ std::string name_of(gc::Algo a, gc::Proto p) {
 }
 
 // Prints, per collective and size of `measured`, the planner's choice on `shape` against the
-// candidate with the least time (each candidate's median over the table's runs). Returns 1 when
+// candidate with the least time (each candidate's mean over the table's runs). Returns 1 when
 // a choice is slower than the best by more than `tolerance`.
-// `live`: the planner's calls with nothing forced, at the same sizes (each point's median over
-// the jobs), shown beside.
+// `live`: the planner's calls with nothing forced, at the same sizes (each point's mean over the
+// jobs), shown beside.
 int judge(const gc::CalTable& measured, const gc::TeamShape& shape, double tolerance,
           const std::vector<gc::CalCurve>& live) {
   int status = 0;
@@ -85,7 +83,7 @@ int judge(const gc::CalTable& measured, const gc::TeamShape& shape, double toler
       size_t best = 0;
       std::vector<double> t(cands.size());
       for (size_t i = 0; i < cands.size(); ++i) {
-        t[i] = measured.median_us(coll, cands[i].first, cands[i].second, bytes);
+        t[i] = measured.mean_us(coll, cands[i].first, cands[i].second, bytes);
         if (t[i] >= 0 && (t[best] < 0 || t[i] < t[best])) best = i;
       }
       auto time_of = [&](const gc::Plan& p) {
@@ -189,10 +187,10 @@ int usage(const std::string& why) {
   return 2;
 }
 
-// FILE.live: "live COLL BYTES US" lines, every job's; each point's median over the jobs.
+// FILE.live: "live COLL BYTES US" lines, every job's; each point's mean over the jobs.
 std::vector<gc::CalCurve> read_live(const std::string& path) {
   std::vector<gc::CalCurve> out;
-  std::vector<std::vector<std::vector<double>>> jobs;  // per curve, per point: every job's time
+  std::vector<std::vector<int>> jobs;  // per curve, per point: how many jobs measured it
   FILE* f = std::fopen(path.c_str(), "r");
   if (!f) return out;
   char coll_name[32];
@@ -212,15 +210,14 @@ std::vector<gc::CalCurve> read_live(const std::string& path) {
     while (i < pts.size() && pts[i].first != bytes) ++i;
     if (i == pts.size()) {
       pts.emplace_back(bytes, 0.0);
-      jobs[c].emplace_back();
+      jobs[c].push_back(0);
     }
-    jobs[c][i].push_back(us);
+    pts[i].second += us;
+    ++jobs[c][i];
   }
   std::fclose(f);
   for (size_t c = 0; c < out.size(); ++c) {
-    for (size_t i = 0; i < out[c].points.size(); ++i) {
-      out[c].points[i].second = gc::median(jobs[c][i]);
-    }
+    for (size_t i = 0; i < out[c].points.size(); ++i) out[c].points[i].second /= jobs[c][i];
   }
   return out;
 }
@@ -258,7 +255,7 @@ int judge_file(const std::string& path, double tolerance) {
   const gc::Calibration* cal = gc::installed_calibration();
   std::printf(
       "# gshmem_planner_check --judge %s: %s\n# planner: %s\n"
-      "# each candidate's median time over %d check job(s); ratio = the chosen candidate's / "
+      "# each candidate's mean time over %d check job(s); ratio = the chosen candidate's / "
       "the best's; target <= %.2f\n",
       path.c_str(), measured.shape.c_str(),
       cal ? ("calibration " + cal->origin).c_str() : "no calibration (the model's constants)",

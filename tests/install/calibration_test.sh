@@ -80,7 +80,7 @@ expect "$tmp/check.out" '^# worst ratio: [0-9.]+ with the planner as run' "no ve
 expect "$tmp/check.out" "planner: calibration $GSHMEM_CALIBRATION_FILE" "the check did not use it"
 expect "$tmp/check.out" '^# cache-line handoff PE 0 <-> PE 1: ([0-9]+|-) ns before the sweep' \
   "no cache-line handoff line for two PEs on one node"
-# Two check jobs recorded as runs, judged on their median (of two: their mean) outside a job.
+# Two check jobs recorded as runs, judged on their mean outside a job.
 for k in 1 2; do
   "$run" -n 2 --timeout 120 "$check" op=broadcast,sizes=8-1K,reps=1 --record "$tmp/runs.txt" \
     >"$tmp/rec.out" 2>&1
@@ -90,7 +90,7 @@ expect "$tmp/runs.txt" '^run 1$' "--record did not add the second job as a run"
 "$check" --judge "$tmp/runs.txt" >"$tmp/judge.out" 2>&1
 rc=$?
 ((rc <= 1)) || { cat "$tmp/judge.out"; fail "gshmem_planner_check --judge exited $rc"; }
-expect "$tmp/judge.out" 'median time over 2 check job' "--judge did not take the median of 2 jobs"
+expect "$tmp/judge.out" 'mean time over 2 check job' "--judge did not take the mean of 2 jobs"
 expect "$tmp/judge.out" '^# worst ratio: [0-9.]+ with the planner as run' "--judge gave no verdict"
 "$check" --judge "$tmp/no-such-file.txt" >"$tmp/nojudge.out" 2>&1
 [[ $? -eq 2 ]] || { cat "$tmp/nojudge.out"; fail "--judge of a missing file: expected status 2"; }
