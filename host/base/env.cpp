@@ -43,6 +43,15 @@ const std::vector<EnvSpec> kRegistry = {
      "Seconds any gshmem wait may last before the job is ended with a message naming the wait "
      "(0: no limit; dead PEs are detected regardless).",
      false},
+    {"GSHMEM_WAIT_SLEEP", EnvKind::Seconds, "0", nullptr,
+     "Seconds a host thread's wait inside gshmem may go without progress before it naps (20 us "
+     "at a time, 200 us after ten times as long; the network's news ends a nap, and where the "
+     "proxy polls, GSHMEM_PROXY_IDLE=poll, nothing would, so there is none) instead of polling, "
+     "so a PE blocked on a slow peer leaves the core to other programs. 0: never; waits "
+     "poll (yielding where cores are scarce), as MPI and OpenSHMEM libraries do. A napping PE "
+     "serves its peers' operations later: those its provider's own thread applies (sockets) "
+     "wait for the idle CPU to wake, tens of microseconds on a virtual machine.",
+     false},
     {"GSHMEM_SPIN_BEFORE_YIELD", EnvKind::Int, "-1", nullptr,
      "Spins of a wait before it starts yielding the core (-1: automatic: about 10 ms, or 4 when "
      "this node's PEs outnumber its cores).",

@@ -46,6 +46,8 @@ class Runtime {
   SymmetricHeap& heap() { return *heap_; }
   Teams& teams() { return *teams_; }
   Network* network() { return network_.get(); }
+  // How long a host wait goes without progress before it naps (GSHMEM_WAIT_SLEEP); 0: never.
+  uint64_t wait_sleep_ns() const { return wait_sleep_ns_; }
 
   // Reports an error the way the error mode says: throw it, or print it and end the job.
   [[noreturn]] void fail(const Error& e);
@@ -74,6 +76,7 @@ class Runtime {
   int32_t* member_mirror_ = nullptr;  // pinned: their member lists
   DeviceContext ctx_{};
   DeviceContext dctx_{};
+  uint64_t wait_sleep_ns_ = 0;
   bool ready_ = false;
   bool finalized_ = false;
 };

@@ -1,6 +1,7 @@
 // Ordering and synchronisation: fence orders puts to one PE, quiet completes non-blocking puts,
 // and barrier_all, sync_all, gshmem_barrier(team) and gshmem_team_sync(team) hold up in loops,
-// on the world and on split teams; gshmemx_host_barrier_all holds every PE until the last arrives.
+// on the world and on split teams; gshmemx_host_barrier_all holds every PE until the last arrives;
+// a long wait polls, or naps where GSHMEM_WAIT_SLEEP asks.
 #include <gtest/gtest.h>
 
 #include <time.h>
@@ -8,6 +9,8 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstdio>
+#include <cstdlib>
 #include <string>
 #include <vector>
 
@@ -212,4 +215,43 @@ TEST(Sync, HostBarrierHoldsUntilAllArrive) {
     gshmem_barrier_all();
   }
   gshmem_free(times);
+}
+
+// A barrier whose last PE arrives 0.8 s late. By default the waiters poll the whole time; with
+// GSHMEM_WAIT_SLEEP (the mp_sync_*_wait_sleep entries) they nap once nothing has happened for
+// that long, so the waiting thread uses a fraction of the wall time on the CPU. Either way the
+// barrier holds and ends, and a network's news ends a nap (across virtual nodes).
+TEST(Sync, LongWaitNapsOnlyWhenAsked) {
+  int me = gshmem_my_pe(), n = gshmem_n_pes();
+  auto clock_s = [](clockid_t id) {
+    timespec ts{};
+    clock_gettime(id, &ts);
+    return double(ts.tv_sec) + double(ts.tv_nsec) / 1e9;
+  };
+  const char* nap = std::getenv("GSHMEM_WAIT_SLEEP");
+  const bool naps = nap && std::strtod(nap, nullptr) > 0;
+  auto* word = static_cast<int*>(gshmem_calloc(1, sizeof(int)));
+  ASSERT_TRUE(word);
+  gshmem_barrier_all();
+  const int late = n - 1;
+  if (me == late) usleep(800 * 1000);
+  double wall = clock_s(CLOCK_MONOTONIC), cpu = clock_s(CLOCK_THREAD_CPUTIME_ID);
+  gshmem_barrier_all();
+  wall = clock_s(CLOCK_MONOTONIC) - wall;
+  cpu = clock_s(CLOCK_THREAD_CPUTIME_ID) - cpu;
+  // The late PE's put reaches every PE after the wait: the network still progresses.
+  if (me == late) {
+    for (int pe = 0; pe < n; ++pe) gshmem_int_p(word, late + 1, pe);
+  }
+  gshmem_barrier_all();
+  EXPECT_EQ(*word, late + 1);
+  if (me != late) {
+    EXPECT_GT(wall, 0.5) << "the barrier ended before PE " << late << " arrived";
+    std::printf("PE %d waited %.2f s in the barrier, %.2f s of it on the CPU (%s)\n", me, wall, cpu,
+                naps ? "GSHMEM_WAIT_SLEEP set: naps" : "polls");
+    if (naps) {
+      EXPECT_LT(cpu, 0.5 * wall) << "GSHMEM_WAIT_SLEEP=" << nap << " but the wait did not nap";
+    }
+  }
+  gshmem_free(word);
 }
