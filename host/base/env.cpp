@@ -438,6 +438,15 @@ double Env::seconds(std::string_view name) const {
   return s;
 }
 
+uint64_t Env::to_nanoseconds(double seconds) {
+  double ns = seconds * 1e9;
+  return ns >= 18446744073709551615.0 ? UINT64_MAX : uint64_t(ns);
+}
+
+uint64_t Env::nanoseconds(std::string_view name) const {
+  return to_nanoseconds(seconds(name));
+}
+
 const std::string& Env::str(std::string_view name) const {
   return entry(name, EnvKind::String).value;
 }

@@ -149,8 +149,8 @@ void Runtime::build_context() {
   ctx_.heap = heap_->view();
   ctx_.statics = statics_.size() ? statics_.view() : Segment{nullptr, 0, nullptr};
   ctx_.abort_flag = abort_.flag_address();
-  ctx_.timeout_ns = uint64_t(env.seconds("GSHMEM_TIMEOUT") * 1e9);
-  wait_sleep_ns_ = uint64_t(env.seconds("GSHMEM_WAIT_SLEEP") * 1e9);
+  ctx_.timeout_ns = env.nanoseconds("GSHMEM_TIMEOUT");
+  wait_sleep_ns_ = env.nanoseconds("GSHMEM_WAIT_SLEEP");
   ctx_.teams = teams_->table();
   ctx_.channel = network_ ? network_->channel() : nullptr;
   ctx_.host_runtime = this;

@@ -1,5 +1,6 @@
 #include <gtest/gtest.h>
 
+#include <cstdint>
 #include <set>
 #include <string>
 
@@ -34,6 +35,11 @@ TEST(Env, ParsesSeconds) {
   EXPECT_TRUE(Env::parse_seconds("2m", &s));
   EXPECT_DOUBLE_EQ(s, 120);
   EXPECT_FALSE(Env::parse_seconds("soon", &s));
+  // Whatever parses converts to nanoseconds without overflow: a huge value means never.
+  EXPECT_TRUE(Env::parse_seconds("1e30", &s));
+  EXPECT_EQ(Env::to_nanoseconds(s), UINT64_MAX);
+  EXPECT_EQ(Env::to_nanoseconds(0.25), 250000000u);
+  EXPECT_EQ(Env::to_nanoseconds(0), 0u);
 }
 
 TEST(Env, RegistryNamesAreUniquePrefixedAndDescribed) {
