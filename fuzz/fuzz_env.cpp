@@ -14,9 +14,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (gshmem::Env::parse_size(text, &bytes)) gshmem::format_bytes(bytes);
   double s = 0;
   if (gshmem::Env::parse_seconds(text, &s)) {
-    if (!(s >= 0)) __builtin_trap();
-    // Every parsed value converts without overflow (UBSan names a cast that would).
-    if (s * 1e9 >= 1.0 && gshmem::Env::to_nanoseconds(s) == 0) __builtin_trap();
+    if (!(s >= 0) || s > gshmem::Env::kForeverSeconds) __builtin_trap();
+    // Every parsed value converts without overflow (UBSan names a cast that would), and a
+    // positive one never to 0.
+    if (s > 0 && gshmem::Env::to_nanoseconds(s) == 0) __builtin_trap();
   }
   gshmem::log::parse_subsys(text);
   std::string host;

@@ -1,5 +1,6 @@
 #include "host/base/env.hpp"
 
+#include <algorithm>
 #include <cctype>
 #include <cerrno>
 #include <cmath>
@@ -45,12 +46,14 @@ const std::vector<EnvSpec> kRegistry = {
      false},
     {"GSHMEM_WAIT_SLEEP", EnvKind::Seconds, "0", nullptr,
      "Seconds a host thread's wait inside gshmem may go without progress before it naps (20 us "
-     "at a time, 200 us after ten times as long; the network's news ends a nap, and where the "
-     "proxy polls, GSHMEM_PROXY_IDLE=poll, nothing would, so there is none) instead of polling, "
-     "so a PE blocked on a slow peer leaves the core to other programs. 0: never; waits "
-     "poll (yielding where cores are scarce), as MPI and OpenSHMEM libraries do. A napping PE "
-     "serves its peers' operations later: those its provider's own thread applies (sockets) "
-     "wait for the idle CPU to wake, tens of microseconds on a virtual machine.",
+     "at a time, 200 us after ten times as long; the network's news ends a nap) instead of "
+     "polling, so a PE blocked on a slow peer leaves the core to other programs. 0: never; waits "
+     "poll, yielding the core after GSHMEM_SPIN_BEFORE_YIELD spins, as MPI and OpenSHMEM "
+     "libraries do. No effect across nodes where the proxy thread polls (GSHMEM_PROXY_IDLE=poll, "
+     "auto with two cores per PE, GPU heaps): the completion queue then has no file descriptor "
+     "whose news could end a nap. A napping PE serves its peers' operations later: those its "
+     "provider's own thread applies (sockets) wait for the idle CPU to wake, tens of "
+     "microseconds on a virtual machine.",
      false},
     {"GSHMEM_SPIN_BEFORE_YIELD", EnvKind::Int, "-1", nullptr,
      "Spins of a wait before it starts yielding the core (-1: automatic: about 10 ms, or 4 when "
@@ -365,7 +368,9 @@ bool Env::parse_seconds(std::string_view text, double* seconds) {
   } else if (!unit.empty() && unit != "s") {
     return false;
   }
-  *seconds = v;
+  // Longer than anything runs means never; the bound keeps every conversion (nanoseconds, time_t,
+  // clock deadlines) in range.
+  *seconds = std::min(v, kForeverSeconds);
   return true;
 }
 
@@ -440,7 +445,9 @@ double Env::seconds(std::string_view name) const {
 
 uint64_t Env::to_nanoseconds(double seconds) {
   double ns = seconds * 1e9;
-  return ns >= 18446744073709551615.0 ? UINT64_MAX : uint64_t(ns);
+  if (ns >= 0x1p64) return UINT64_MAX;
+  // A positive value never rounds down to 0, which means "never" to its readers.
+  return ns > 0 && ns < 1 ? 1 : uint64_t(ns);
 }
 
 uint64_t Env::nanoseconds(std::string_view name) const {

@@ -36,7 +36,7 @@ class Env {
   int64_t integer(std::string_view name) const;
   uint64_t size(std::string_view name) const;  // bytes; accepts K, M, G, T suffixes
   double seconds(std::string_view name) const;
-  // The same in nanoseconds, at most UINT64_MAX (a value past 584 years means never).
+  // The same in nanoseconds (to_nanoseconds).
   uint64_t nanoseconds(std::string_view name) const;
   const std::string& str(std::string_view name) const;  // String and Choice
   bool is_set(std::string_view name) const;
@@ -49,8 +49,10 @@ class Env {
   // Parsers shared with the command-line tools; they return false on malformed input.
   static bool parse_bool(std::string_view text, bool* out);  // 1/0, true/false, yes/no, on/off
   static bool parse_size(std::string_view text, uint64_t* bytes);
+  // Seconds with an optional unit (s, ms, m); values past kForeverSeconds read as kForeverSeconds.
   static bool parse_seconds(std::string_view text, double* seconds);
-  // Seconds (>= 0) as nanoseconds, at most UINT64_MAX.
+  static constexpr double kForeverSeconds = 1e9;  // about 32 years
+  // Seconds (>= 0) as nanoseconds: at least 1 when positive, at most UINT64_MAX.
   static uint64_t to_nanoseconds(double seconds);
   // Whether `value` is well-formed for the variable (what the registry checks at start-up).
   static bool accepts(const EnvSpec& spec, std::string_view value);

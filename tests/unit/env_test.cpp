@@ -35,10 +35,16 @@ TEST(Env, ParsesSeconds) {
   EXPECT_TRUE(Env::parse_seconds("2m", &s));
   EXPECT_DOUBLE_EQ(s, 120);
   EXPECT_FALSE(Env::parse_seconds("soon", &s));
-  // Whatever parses converts to nanoseconds without overflow: a huge value means never.
+  // A huge value reads as the bound (never), with or without a unit, and every value converts
+  // without overflow; a positive one never becomes 0 ("no limit" to GSHMEM_TIMEOUT).
   EXPECT_TRUE(Env::parse_seconds("1e30", &s));
-  EXPECT_EQ(Env::to_nanoseconds(s), UINT64_MAX);
+  EXPECT_DOUBLE_EQ(s, Env::kForeverSeconds);
+  EXPECT_TRUE(Env::parse_seconds("1.7e308m", &s));
+  EXPECT_DOUBLE_EQ(s, Env::kForeverSeconds);
+  EXPECT_EQ(Env::to_nanoseconds(Env::kForeverSeconds), uint64_t(1e18));
+  EXPECT_EQ(Env::to_nanoseconds(1e30), UINT64_MAX);
   EXPECT_EQ(Env::to_nanoseconds(0.25), 250000000u);
+  EXPECT_EQ(Env::to_nanoseconds(1e-12), 1u);
   EXPECT_EQ(Env::to_nanoseconds(0), 0u);
 }
 

@@ -76,8 +76,9 @@ class Proxy {
   // is running one; a thread that just pushed a command (`post_only`) only issues what is queued,
   // leaving completions to whoever waits. True when the step did some work.
   bool drive_from_waiter(bool post_only);
-  // A waiter that has seen nothing for long sleeps up to `ns` here instead of spinning; the
-  // network's news ends the sleep. True when the network has news (or needs progress now).
+  // A waiter that has seen nothing for GSHMEM_WAIT_SLEEP naps up to `ns` here instead of polling;
+  // the network's news ends the nap. True when the network has news or needs progress now, or has
+  // no file descriptor to wait on (then at once, without a nap).
   bool wait_for_news(uint64_t ns);
 
  private:

@@ -11,8 +11,9 @@ namespace gshmem::detail {
 // GSHMEM_WAIT_SLEEP asks, once nothing has happened for that long, naps so a PE blocked on a slow
 // peer leaves the core to other programs. `idle_ns`: time since the wait last saw progress (its
 // start, or the last step of the proxy engine that did work). With a network transport the nap
-// ends early when the network has news; returns true then (the caller counts it as progress and
-// polls at full speed again).
+// ends early when the network has news; returns true then, and at once without a nap where the
+// network has no file descriptor to wait on (the proxy polls): the caller counts it as progress
+// and polls at full speed again.
 bool host_backoff(const DeviceContext& c, uint32_t spins, uint64_t idle_ns);
 // A host thread waiting inside gshmem runs its PE's proxy engine for a step when no other thread
 // is (progress by waiters): its network operations then need no other thread to be scheduled.
