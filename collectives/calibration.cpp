@@ -65,7 +65,7 @@ int CalTable::choose(Coll coll, const std::vector<std::pair<Algo, Proto>>& cands
     losses.clear();
     for (int r = 0; r < runs; ++r) {
       const double t = times[size_t(r) * nc + c];
-      if (t >= 0) losses.push_back(t / least[size_t(r)]);
+      if (t >= 0) losses.push_back(std::min(t / least[size_t(r)], kLossCap));
     }
     if (losses.empty()) continue;
     const double loss = mean(losses), t = mean_us(coll, cands[c].first, cands[c].second, bytes);

@@ -17,7 +17,11 @@
 // line passes between them in 30-60 ns, placed apart in 160-240 ns, and algorithms that read what
 // a peer has just written run 2-3x slower then; the planner check prints it. The median loss,
 // the best in the typical job, was tried instead: on recorded runs it did no better, and a job
-// long enough to see both states pays the mean.)
+// long enough to see both states pays the mean.) A loss counts at most kLossCap: a state costs an
+// algorithm 2-3x, but a point can be 5-13x slower in one job alone, in every repeat of its sweep
+// (measured, 2 PEs, AllReduce 1 MiB: direct 48 and 40 us in two runs and 656 us in a third, 7.6x
+// that run's fastest, its 512 KiB point as in the others; at 1-2 MiB every candidate had such a
+// point in some run), and with three runs that one point would outweigh every other run.
 #pragma once
 
 #include <cstdint>
@@ -44,6 +48,8 @@ struct CalCurve {
 // The calibration jobs a table keeps per shape, and the most a file may hold.
 inline constexpr int kKeptRuns = 4;
 inline constexpr int kMaxRuns = 16;
+// The most one run's loss counts in the planner's choice (see above).
+inline constexpr double kLossCap = 3.0;
 
 // Every curve measured on one team shape (shape_key), in runs 0 .. runs-1 (curves in run order).
 struct CalTable {
@@ -56,7 +62,8 @@ struct CalTable {
   // The candidate's mean time at `bytes` over the runs that measured it; -1 if none did.
   double mean_us(Coll coll, Algo algo, Proto proto, uint64_t bytes) const;
   // Of `cands`, the index of the one the runs favour at `bytes`: the least mean loss against
-  // each run's fastest candidate (its time / that run's least), ties to the lesser mean time;
+  // each run's fastest candidate (its time / that run's least, at most kLossCap), ties to the
+  // lesser mean time;
   // -1 when no candidate was measured. *us: its mean time (mean_us()).
   int choose(Coll coll, const std::vector<std::pair<Algo, Proto>>& cands, uint64_t bytes,
              double* us) const;

@@ -551,7 +551,7 @@ TEST(Calibration, RunsRoundTripAndKeepTheNewest) {
 
 // The planner chooses, over a table's runs, the candidate whose mean loss against each run's
 // fastest is least: one that is several times slower in some jobs loses to a steady one, and one
-// far behind in one job loses to one never far behind.
+// far behind in one job loses to one never far behind, by as much as kLossCap.
 TEST(Calibration, ChoiceLosesLeastOverRuns) {
   gc::TeamShape four = shape(1, 4, gc::LinkClass::HostMemory, gc::LinkClass::Tcp, false);
   auto job = [&](double direct_us, double direct2_us) {
@@ -587,6 +587,18 @@ TEST(Calibration, ChoiceLosesLeastOverRuns) {
   four_jobs.add_run(job(15, 48));
   EXPECT_EQ(four_jobs.choose(gc::Coll::AllReduce, cands, 1u << 20, &us), 0);
   EXPECT_DOUBLE_EQ(us, 15);
+  // A loss counts at most kLossCap: direct 2.1x as fast as direct2 in two jobs and 13x slower at
+  // this one size in a third (recorded, 2 PEs, AllReduce 1 MiB: 40 and 48 us, then 656 us) loses
+  // 1, 3 (not 13), 1 against direct2's 2.1, 1, 2.1: direct. Uncapped, that one job would choose
+  // direct2.
+  gc::CalTable spiked = job(45, 95);
+  spiked.add_run(job(655, 50));
+  spiked.add_run(job(46, 96));
+  EXPECT_EQ(spiked.choose(gc::Coll::AllReduce, cands, 1u << 20, &us), 0);
+  // A loss up to the cap counts in full: 3x slower in one job of two loses to 1.4x in the other.
+  gc::CalTable state = job(30, 42);
+  state.add_run(job(90, 30));
+  EXPECT_EQ(state.choose(gc::Coll::AllReduce, cands, 1u << 20, &us), 1);
   // A candidate measured in no run is never chosen; none measured: -1.
   const std::vector<std::pair<gc::Algo, gc::Proto>> ring = {{gc::Algo::Ring, gc::Proto::Simple}};
   EXPECT_EQ(t.choose(gc::Coll::AllReduce, ring, 1u << 20, &us), -1);
