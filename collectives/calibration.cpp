@@ -60,15 +60,19 @@ int CalTable::choose(Coll coll, const std::vector<std::pair<Algo, Proto>>& cands
   }
   int chosen = -1;
   double chosen_loss = 0, chosen_us = 0;
-  std::vector<double> losses;
+  // Each run's loss and time as the choice counts them: at most kLossCap times the run's least.
+  std::vector<double> losses, capped;
   for (size_t c = 0; c < nc; ++c) {
     losses.clear();
+    capped.clear();
     for (int r = 0; r < runs; ++r) {
       const double t = times[size_t(r) * nc + c];
-      if (t >= 0) losses.push_back(std::min(t / least[size_t(r)], kLossCap));
+      if (t < 0) continue;
+      losses.push_back(std::min(t / least[size_t(r)], kLossCap));
+      capped.push_back(std::min(t, kLossCap * least[size_t(r)]));
     }
     if (losses.empty()) continue;
-    const double loss = mean(losses), t = mean_us(coll, cands[c].first, cands[c].second, bytes);
+    const double loss = mean(losses), t = mean(capped);
     // Losses within 0.1% of each other are a tie.
     const bool better =
         chosen < 0 || loss < chosen_loss * 0.999 || (loss <= chosen_loss * 1.001 && t < chosen_us);

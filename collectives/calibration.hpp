@@ -12,16 +12,17 @@
 // 8 of 8 jobs; direct2 14 us in 6 and 48 us in 2), and which of two is faster can change between
 // jobs. So a table keeps each calibration job as a run of its own (the last kKeptRuns), and the
 // planner chooses the candidate whose mean loss against each run's fastest is least: the least
-// expected slowdown over the machine states the runs saw. With one run, simply the fastest.
-// (On a host of 2 vCPUs, the states are where the host runs them: as siblings of one core, a cache
-// line passes between them in 30-60 ns, placed apart in 160-240 ns, and algorithms that read what
-// a peer has just written run 2-3x slower then; the planner check prints it. The median loss,
-// the best in the typical job, was tried instead: on recorded runs it did no better, and a job
-// long enough to see both states pays the mean.) A loss counts at most kLossCap: a state costs an
-// algorithm 2-3x, but a point can be 5-13x slower in one job alone, in every repeat of its sweep
-// (measured, 2 PEs, AllReduce 1 MiB: direct 48 and 40 us in two runs and 656 us in a third, 7.6x
-// that run's fastest, its 512 KiB point as in the others; at 1-2 MiB every candidate had such a
-// point in some run), and with three runs that one point would outweigh every other run.
+// expected slowdown over the machine states the runs saw (capped, below). With one run, simply the
+// fastest. (On a host of 2 vCPUs, the states are where the host runs them: as siblings of one core,
+// a cache line passes between them in 30-60 ns, placed apart in 160-240 ns, and algorithms that
+// read what a peer has just written run 2-3x slower then; the planner check prints it. The median
+// loss, the best in the typical job, was tried instead: on recorded runs it did no better, and a
+// job long enough to see both states pays the mean.) A loss counts at most kLossCap, and so does a
+// time: a state costs an algorithm 2-3.4x (the direct2 jobs above: 3.4x, counted as 3), but a
+// point can be 5-13x slower in one job alone, in every repeat of its sweep (measured, 2 PEs,
+// AllReduce 1 MiB: direct 48 and 40 us in two runs and 656 us in a third, 7.6x that run's
+// fastest, its 512 KiB point as in the others; at 1-2 MiB every candidate had such a point in
+// some run), and with three runs that one point would outweigh every other run.
 #pragma once
 
 #include <cstdint>
@@ -63,8 +64,8 @@ struct CalTable {
   double mean_us(Coll coll, Algo algo, Proto proto, uint64_t bytes) const;
   // Of `cands`, the index of the one the runs favour at `bytes`: the least mean loss against
   // each run's fastest candidate (its time / that run's least, at most kLossCap), ties to the
-  // lesser mean time;
-  // -1 when no candidate was measured. *us: its mean time (mean_us()).
+  // lesser time (as *us); -1 when no candidate was measured. *us: its mean time over the runs, each
+  // run's at most kLossCap times that run's least (the time the plan predicts).
   int choose(Coll coll, const std::vector<std::pair<Algo, Proto>>& cands, uint64_t bytes,
              double* us) const;
   // Adds `job`'s curves (one calibration job) as the newest run. fresh: first forgets the

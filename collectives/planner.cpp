@@ -608,9 +608,10 @@ int print_plan(std::string_view spec, FILE* out) {
                      : "the model's predictions");
   if (table && table->runs > 1) {
     std::fprintf(out,
-                 "  runs: %d calibration jobs; the choice loses least (the mean over them) "
-                 "against each job's fastest; times are their mean\n",
-                 table->runs);
+                 "  runs: %d calibration jobs; the choice loses least (the mean over them, "
+                 "each counted at most %gx) against each job's fastest; times are their mean "
+                 "(each job's at most %gx its fastest)\n",
+                 table->runs, kLossCap, kLossCap);
   }
   for (Coll c : colls) {
     const bool measured = table && table->covers(c);

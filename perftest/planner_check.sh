@@ -22,7 +22,8 @@
 #     -R 3                repeats of every measurement in a job (best of)
 #     -J 3                calibration jobs, each a run of the table: the planner chooses the
 #                         candidate whose mean loss against each run's fastest is least (the
-#                         least expected slowdown), not the one that won a single job
+#                         least expected slowdown; a run's loss counted at most 3x), not the one
+#                         that won a single job
 #     -K 3                check jobs: on a shared machine the faster of two close candidates
 #                         changes from job to job (10-20% here), so one job is one sample; the
 #                         verdict compares each candidate's mean over the K jobs

@@ -551,7 +551,8 @@ TEST(Calibration, RunsRoundTripAndKeepTheNewest) {
 
 // The planner chooses, over a table's runs, the candidate whose mean loss against each run's
 // fastest is least: one that is several times slower in some jobs loses to a steady one, and one
-// far behind in one job loses to one never far behind, by as much as kLossCap.
+// far behind in one job loses to one never far behind; a run's loss counts at most kLossCap, so
+// one point far slower in one job alone does not outweigh the other runs.
 TEST(Calibration, ChoiceLosesLeastOverRuns) {
   gc::TeamShape four = shape(1, 4, gc::LinkClass::HostMemory, gc::LinkClass::Tcp, false);
   auto job = [&](double direct_us, double direct2_us) {
@@ -587,17 +588,20 @@ TEST(Calibration, ChoiceLosesLeastOverRuns) {
   four_jobs.add_run(job(15, 48));
   EXPECT_EQ(four_jobs.choose(gc::Coll::AllReduce, cands, 1u << 20, &us), 0);
   EXPECT_DOUBLE_EQ(us, 15);
-  // A loss counts at most kLossCap: direct 2.1x as fast as direct2 in two jobs and 13x slower at
-  // this one size in a third (recorded, 2 PEs, AllReduce 1 MiB: 40 and 48 us, then 656 us) loses
-  // 1, 3 (not 13), 1 against direct2's 2.1, 1, 2.1: direct. Uncapped, that one job would choose
-  // direct2.
-  gc::CalTable spiked = job(45, 95);
-  spiked.add_run(job(655, 50));
-  spiked.add_run(job(46, 96));
+  // A loss counts at most kLossCap. Recorded at 2 PEs, AllReduce 1 MiB: direct 48 and 40 us in two
+  // jobs, 656 us in a third (7.6x that job's fastest); direct2 2.1-2.3x slower in the first two.
+  // Direct loses 1, 3 (not 7.6), 1 against direct2's 2.1, 1, 2.3: direct. Uncapped (3.2 against
+  // 1.8), that one job would make the choice direct2. Its predicted time counts that job's time at
+  // most kLossCap times the job's fastest too.
+  gc::CalTable spiked = job(48, 100);
+  spiked.add_run(job(656, 86));
+  spiked.add_run(job(40, 90));
   EXPECT_EQ(spiked.choose(gc::Coll::AllReduce, cands, 1u << 20, &us), 0);
-  // A loss up to the cap counts in full: 3x slower in one job of two loses to 1.4x in the other.
-  gc::CalTable state = job(30, 42);
-  state.add_run(job(90, 30));
+  EXPECT_DOUBLE_EQ(us, (48 + 3 * 86 + 40) / 3.0);
+  // A loss up to the cap counts in full: direct 3x slower in one job of two, direct2 2.8x slower
+  // in the other: direct2 (a mean loss of 1.9 against 2.0). A cap under 2.8 would tie them.
+  gc::CalTable state = job(100, 280);
+  state.add_run(job(30, 10));
   EXPECT_EQ(state.choose(gc::Coll::AllReduce, cands, 1u << 20, &us), 1);
   // A candidate measured in no run is never chosen; none measured: -1.
   const std::vector<std::pair<gc::Algo, gc::Proto>> ring = {{gc::Algo::Ring, gc::Proto::Simple}};
