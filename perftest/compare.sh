@@ -10,9 +10,10 @@
 # for each --provider (default: tcp;ofi_rxm, then sockets; or $GSHMEM_FABRIC_PROVIDER alone when
 # set). Each figure gets gshmem's cost over raw, and the targets are checked per provider: put_bw
 # at 1 MiB >= 0.9x raw, put 8 B <= 1.5x, and every figure within 1.1x raw (the proxy hop).
-# Every job runs REPEATS times (default 3) and each figure is the best of its runs (lowest latency,
-# highest bandwidth): on a shared machine other processes only ever make things slower. The
-# tables of the first run are printed, then the summary. Numbers come from the programs' --json
+# Every job runs REPEATS times (default 3), the jobs of a comparison in rounds (each once per round,
+# so a figure and its reference meet the same load), and each figure is the best of its runs
+# (lowest latency, highest bandwidth): on a shared machine other processes only ever make things
+# slower. The tables of the first round are printed, then the summary. Numbers come from the programs' --json
 # lines (format: perftest/common/table.hpp). A baseline that is not installed shows as "-".
 # --plot DIR also writes PNG charts of the sized tests (put_bw, get_bw, put latency against the
 # message size: gshmem, the baselines and, for the bandwidths, the single-thread memcpy measured in
@@ -90,25 +91,45 @@ broken=0
 load() { cut -d' ' -f1 /proc/loadavg 2>/dev/null || echo "?"; }
 load_start=$(load)
 
-# run NAME CMD...: runs CMD REPEATS times with the stdout of run k in $out/NAME.k, and shows the
-# tables (not the JSON lines) of the first run. A non-zero exit after results is reported but
+# run NAME CMD...: runs CMD once with its stdout in $out/NAME.1 and shows its tables (not the JSON
+# lines); repeat_runs runs it again later. A non-zero exit after results is reported but
 # tolerated: Open MPI's OpenSHMEM crashes in shmem_finalize after printing everything. A job
 # with no results at all marks the comparison broken.
+queued=()  # the jobs run once so far, "NAME CMD" with CMD quoted, for repeat_runs
 run() {
-  local name=$1 k rc
+  local name=$1
   shift
   echo "## $*"
-  for ((k = 1; k <= repeats; ++k)); do
-    timeout "$limit" "$@" >"$out/$name.$k" 2>"$out/$name.err"
-    rc=$?
-    ((k == 1)) && grep -v '^{' "$out/$name.1"
-    if ((rc != 0)); then
-      ((k == 1)) && echo "## (exit status $rc; last lines of stderr:)" &&
-        grep -v '^\[' "$out/$name.err" | tail -n 3
-      grep -q '^{' "$out/$name.$k" || broken=1
-    fi
-  done
+  run_once "$name" 1 "$@"
   echo
+  queued+=("$name $(printf '%q ' "$@")")
+}
+
+# run_once NAME K CMD...: run K of job NAME.
+run_once() {
+  local name=$1 k=$2 rc
+  shift 2
+  timeout "$limit" "$@" >"$out/$name.$k" 2>"$out/$name.err"
+  rc=$?
+  ((k == 1)) && grep -v '^{' "$out/$name.1"
+  if ((rc != 0)); then
+    ((k == 1)) && echo "## (exit status $rc; last lines of stderr:)" &&
+      grep -v '^\[' "$out/$name.err" | tail -n 3
+    grep -q '^{' "$out/$name.$k" || broken=1
+  fi
+}
+
+# repeat_runs: runs 2..REPEATS of every job queued since the last call, in rounds (each job once
+# per round), so a figure and its reference meet the same changes in the machine's load; a job
+# run REPEATS times in a row would meet them minutes apart from its reference.
+repeat_runs() {
+  local k job
+  for ((k = 2; k <= repeats; ++k)); do
+    for job in "${queued[@]}"; do
+      eval "run_once ${job%% *} $k ${job#* }"
+    done
+  done
+  queued=()
 }
 
 # value BEST NAME TEST [SIZE] [OP] [KEY]: over the runs of job NAME, the BEST (min or max) KEY
@@ -210,6 +231,8 @@ if [[ -x $mpi_bench ]] && command -v mpirun >/dev/null; then
 else
   echo "## MPI RMA: $mpi_bench or mpirun not found, skipped"
 fi
+
+repeat_runs
 
 # ---- Summary ---------------------------------------------------------------------------------
 # row LABEL BEST GSHMEM OSHMEM MPI: BEST is min for latencies, max for bandwidths.
@@ -315,6 +338,7 @@ fabric_provider() {
   done
   run "raw_$i" "$gshmemrun" -n 2 "$raw" --json -e 1M
   run "rawfd_$i" "$gshmemrun" -n 2 "$raw" --json -e 1M cq_wait_fd
+  repeat_runs
   echo "# summary, best of $repeats run(s), provider $provider, on $(nproc) cores; load average" \
     "$load_start at start, $(load) at end."
   echo "# gshmem: 2 PEs on 2 virtual nodes (--ppn 1), everything through the proxy and libfabric;" \
@@ -322,7 +346,7 @@ fabric_provider() {
   echo "# raw: fi_write/fi_read/fi_fetch_atomic with delivery-complete, polled by the same PEs."
   echo "# cost: gshmem's time over raw's (for bandwidths, raw / gshmem): the proxy hop's price."
   echo "# raw+fd: the same loops with a completion queue that has a wait fd, which gshmem's proxy" \
-    "sleeps on (GSHMEM_PROXY_IDLE=sleep, auto's choice where 2 x PEs > cores): what the provider" \
+    "sleeps on (GSHMEM_PROXY_IDLE=sleep, auto's choice where PEs > cores): what the provider" \
     "charges for it; cost+fd is gshmem's cost over that."
   printf '%-26s %12s %12s %8s %12s %8s\n' metric gshmem raw cost raw+fd cost+fd
   for size in 8 4096 65536 1048576; do
