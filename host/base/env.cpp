@@ -147,11 +147,13 @@ const std::vector<EnvSpec> kRegistry = {
      false},
     {"GSHMEM_PROXY_RING", EnvKind::Int, "1024", nullptr,
      "Commands in the proxy channel's ring (rounded up to a power of two).", false},
-    {"GSHMEM_PROXY_IDLE", EnvKind::Choice, "auto", "auto|sleep|poll",
+    {"GSHMEM_PROXY_IDLE", EnvKind::Choice, "auto", "auto|sleep|poll|nap",
      "What the proxy thread does while no thread of its PE is inside gshmem: sleep on the "
      "completion queue's file descriptor until the network has news (every completion then "
-     "signals it: about 2 us per operation on tcp), or poll the network, a busy thread per PE. "
-     "auto: poll where the host has two cores per PE (and always with GPU producers), else sleep.",
+     "signals it: about 2 us per operation on tcp), poll the network (a busy thread per PE), or "
+     "nap: look at the network after pauses of up to 0.1 ms (1 ms once idle for long), a few "
+     "percent of a core. auto: poll where the host has two cores per PE (and always with GPU "
+     "producers), nap where it has one, sleep where the PEs outnumber the cores.",
      false},
     {"GSHMEM_PROXY_GPUVIEW", EnvKind::Bool, "0", nullptr,
      "Test mode for CPU PEs: the proxy reaches the symmetric segments only as it must reach a GPU "

@@ -150,8 +150,8 @@ TEST(Ordering, GetSeesCompletedPuts) {
 // Background progress: the target computes, outside every gshmem call, while a peer puts to it
 // and waits in quiet. On providers whose targets must progress (tcp;ofi_rxm), only the target's
 // proxy thread can complete the put then, whether it sleeps on the network (GSHMEM_PROXY_IDLE=
-// sleep) or polls it (poll). The target watches its own memory with plain loads, for at most
-// 30 s: a proxy that never progresses fails the test instead of hanging it.
+// sleep), polls it (poll) or looks between naps (nap). The target watches its own memory with plain
+// loads, for at most 30 s: a proxy that never progresses fails the test instead of hanging it.
 TEST(Progress, PutsCompleteWhileTheTargetComputes) {
   auto* data = static_cast<uint64_t*>(gshmem_calloc(kWords, sizeof(uint64_t)));
   const int writer = 0, target = npes() - 1;

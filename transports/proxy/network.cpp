@@ -92,15 +92,22 @@ Network::Network(Bootstrap& boot, const NodeMesh& mesh, const std::vector<Fabric
   }
   po.gpu_producers = gpu_producers || gpuview;
   // Polling: kernels ring no doorbell; otherwise where there is a core for each PE's proxy
-  // thread, or where asked. A polling proxy thread is one more busy thread per PE.
+  // thread, or where asked. A polling proxy thread is one more busy thread per PE. Napping
+  // between looks: where each PE has a core but not two (the provider then signals no file
+  // descriptor on every completion, about 2 us per operation on tcp, and an idle PE's proxy
+  // costs a few percent of its core). Sleeping on the network: where the PEs outnumber the cores,
+  // so that idle PEs cost nothing at all.
   const std::string idle = env.str("GSHMEM_PROXY_IDLE");
-  po.poll_idle =
-      po.gpu_producers || idle == "poll" || (idle == "auto" && 2 * host_pes <= cpus_available());
+  const int cpus = cpus_available();
+  const bool poll = po.gpu_producers || idle == "poll" || (idle == "auto" && 2 * host_pes <= cpus);
+  const bool nap = !poll && (idle == "nap" || (idle == "auto" && host_pes <= cpus));
+  po.poll_idle = poll || nap;
+  if (nap) po.nap_ns = kProxyNapNs;
   // The sockets provider's progress thread spins FI_SOCKETS_PE_WAITTIME ms (10) before it sleeps.
-  // Where the proxy thread sleeps too (cores are scarce), that spin takes the core the operation
-  // waits for, and a put costs milliseconds instead of tens of microseconds. Unless the user chose
-  // a value, it sleeps at once (libfabric reads it when first used, which is below).
-  if (!po.poll_idle) setenv("FI_SOCKETS_PE_WAITTIME", "0", 0);
+  // Where the proxy thread sleeps or naps (cores are scarce), that spin takes the core the
+  // operation waits for, and a put costs milliseconds instead of tens of microseconds. Unless the
+  // user chose a value, it sleeps at once (libfabric reads it when first used, which is below).
+  if (!poll) setenv("FI_SOCKETS_PE_WAITTIME", "0", 0);
   po.flush_before_signal = gpu_producers || gpuview;
   proxy_ = std::make_unique<Proxy>(channel_, seen, std::move(memory), boot.rank(), boot.size(), po,
                                    std::move(fail));
@@ -110,8 +117,10 @@ Network::Network(Bootstrap& boot, const NodeMesh& mesh, const std::vector<Fabric
   fo.abort = abort;
   fo.wait_fd = !po.poll_idle;
   GSHMEM_INFO(TRANSPORT, "proxy: %s while idle (GSHMEM_PROXY_IDLE=%s; %d PE(s) on %d core(s) here)",
-              po.poll_idle ? "polls the network" : "sleeps on the completion queue", idle.c_str(),
-              host_pes, cpus_available());
+              nap    ? "polls the network between naps"
+              : poll ? "polls the network"
+                     : "sleeps on the completion queue",
+              idle.c_str(), host_pes, cpus);
   fo.nic_hint = topology_nic(boot, mesh);
   fabric_ = std::make_unique<Fabric>(boot, fo, regions, segments.size());
   if (gpu_producers && (po.emulate_atomics || !fabric_->description().atomics)) {
@@ -136,8 +145,8 @@ Network::Network(Bootstrap& boot, const NodeMesh& mesh, const std::vector<Fabric
   // its PE waits (the waiter drives the network), so the waiters do not count it; the proxy's own
   // loop does where it polls.
   const int per_pe = 1 + int(fabric_->progresses_itself());
-  oversubscribed_ = host_pes * per_pe > cpus_available();
-  proxy_->start(*fabric_, host_pes * (per_pe + int(po.poll_idle)) > cpus_available());
+  oversubscribed_ = host_pes * per_pe > cpus;
+  proxy_->start(*fabric_, host_pes * (per_pe + int(poll)) > cpus);
 }
 
 Network::~Network() {

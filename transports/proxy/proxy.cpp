@@ -6,6 +6,7 @@
 #include <sys/mman.h>
 #include <time.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstring>
 
@@ -563,7 +564,8 @@ void Proxy::run() {
 }
 
 void Proxy::loop() {
-  uint32_t idle = 0;
+  uint32_t idle = 0;  // looks that found nothing to do
+  uint32_t naps = 0;  // of those, the ones that napped (GSHMEM_PROXY_IDLE=nap)
   while (!stop_) {
     // Waiters are driving the engine: stay out of their way (with one core per PE, a spinning
     // proxy thread takes half of it from the waiter, or from the peer it waits for).
@@ -577,12 +579,17 @@ void Proxy::loop() {
     }
     if (work) {
       idle = 0;
+      naps = 0;
       // With more busy threads than cores, the peer this work waits for may need our core.
       if (oversubscribed_) sched_yield();
       continue;
     }
     if (++idle < 256 && !oversubscribed_) {
       detail::spin_pause();
+      continue;
+    }
+    if (options_.nap_ns) {
+      nap(naps++);
       continue;
     }
     if (options_.poll_idle) {
@@ -610,7 +617,7 @@ bool Proxy::waiter_recent() const {
 // peers need it to progress): sleeps on the completion queue's file descriptor until the network
 // has news. While waiters drive the engine it leaves the queue to them and only checks back.
 // Commands need no wake-up: host producers issue their own (see channel_push). A polling proxy
-// (poll_idle: device producers ring no doorbell, or GSHMEM_PROXY_IDLE=poll) comes here only
+// (poll_idle: device producers ring no doorbell, or GSHMEM_PROXY_IDLE=poll or nap) comes here only
 // while waiters drive, and then only naps.
 void Proxy::sleep() {
   pollfd fd{-1, POLLIN, 0};
@@ -624,6 +631,18 @@ void Proxy::sleep() {
     }
   }
   ::poll(&fd, 1, timeout_ms);
+}
+
+// GSHMEM_PROXY_IDLE=nap: no file descriptor for the provider to signal on every completion, and
+// no busy thread either. The pause doubles from 1 us with each nap, up to nap_ns; after 256 naps
+// (tens of milliseconds) up to ten times that, so that a PE that computes for long costs about 1%
+// of its core. Work starts it over.
+void Proxy::nap(uint32_t naps) {
+  constexpr uint32_t kLongIdle = 256;
+  const uint64_t most = naps < kLongIdle ? options_.nap_ns : 10 * options_.nap_ns;
+  const uint64_t ns = std::min<uint64_t>(most, uint64_t(1000) << std::min<uint32_t>(naps, 30));
+  timespec ts{long(ns / 1000000000), long(ns % 1000000000)};
+  ::nanosleep(&ts, nullptr);
 }
 
 }  // namespace gshmem

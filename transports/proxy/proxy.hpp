@@ -33,6 +33,10 @@
 
 namespace gshmem {
 
+// The idle proxy's longest pause between looks while its PE was busy moments ago
+// (GSHMEM_PROXY_IDLE=nap): how late it may progress an operation that needs its PE.
+constexpr uint64_t kProxyNapNs = 100000;
+
 struct ProxyOptions {
   bool emulate_atomics = false;  // always use the message path for atomics (EFA's behaviour)
   size_t chunk_bytes = size_t(4) << 20;
@@ -42,6 +46,10 @@ struct ProxyOptions {
   // No thread sleeps on the network (GSHMEM_PROXY_IDLE): the idle proxy thread polls it, and the
   // completion queue has no file descriptor to signal. Always with gpu_producers.
   bool poll_idle = false;
+  // With poll_idle, the idle proxy thread naps between looks (GSHMEM_PROXY_IDLE=nap): the pause
+  // grows to this long, and to ten times this once the PE has been idle a while (0: no naps, a
+  // busy thread).
+  uint64_t nap_ns = 0;
   // The symmetric segments are GPU memory: flush the NIC's writes before a put_signal's signal.
   bool flush_before_signal = false;
   uint64_t job_key = 0;  // carried by every message; one without it is dropped
@@ -89,6 +97,7 @@ class Proxy {
   void run();
   void loop();  // run()'s body
   void sleep();
+  void nap(uint32_t naps);     // nap_ns: a pause that grows with the naps since the last work
   bool waiter_recent() const;  // a waiter drove the engine in the last few milliseconds
   bool step(bool post_only = false);
   void execute(const detail::Command& c, uint64_t ticket);
