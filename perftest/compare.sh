@@ -13,8 +13,9 @@
 # Every job runs REPEATS times (default 3), the jobs of a comparison in rounds (each once per round,
 # so a figure and its reference meet the same load), and each figure is the best of its runs
 # (lowest latency, highest bandwidth): on a shared machine other processes only ever make things
-# slower. The tables of the first round are printed, then the summary. Numbers come from the programs' --json
-# lines (format: perftest/common/table.hpp). A baseline that is not installed shows as "-".
+# slower. The tables of the first round are printed, then the summary. Numbers come from the
+# programs' --json lines (format: perftest/common/table.hpp). A baseline that is not installed
+# shows as "-".
 # --plot DIR also writes PNG charts of the sized tests (put_bw, get_bw, put latency against the
 # message size: gshmem, the baselines and, for the bandwidths, the single-thread memcpy measured in
 # the same run) and their data (charts.tsv) to DIR.
@@ -330,8 +331,8 @@ fabric_provider() {
   local provider=$1 i=$2 raw=$build/perftest/baselines/gshmem_fi_rma_bench prog size worst=0 worst_row=
   export GSHMEM_FABRIC_PROVIDER=$provider
   # sockets' progress thread otherwise spins 10 ms before it sleeps, taking the core an operation
-  # waits for wherever cores are scarce (gshmem sets it so itself where its proxy sleeps): the raw
-  # loops then measure the scheduler. Both sides run with the same value.
+  # waits for wherever cores are scarce (gshmem sets it so itself where its proxy sleeps or
+  # naps): the raw loops then measure the scheduler. Both sides run with the same value.
   export FI_SOCKETS_PE_WAITTIME=${FI_SOCKETS_PE_WAITTIME:-0}
   for prog in put_bw get_bw put_latency atomic_latency; do
     run "g_${prog}_$i" "$gshmemrun" -n 2 --ppn 1 "$pt2pt/gshmem_$prog" --json -e 1M
@@ -339,10 +340,21 @@ fabric_provider() {
   run "raw_$i" "$gshmemrun" -n 2 "$raw" --json -e 1M
   run "rawfd_$i" "$gshmemrun" -n 2 "$raw" --json -e 1M cq_wait_fd
   repeat_runs
+  # What the proxy thread did while idle: auto's choice for 2 PEs on this host's cores.
+  local idle=${GSHMEM_PROXY_IDLE:-auto}
+  if [[ $idle == auto ]]; then
+    if (($(nproc) >= 4)); then
+      idle="auto (poll)"
+    elif (($(nproc) >= 2)); then
+      idle="auto (nap)"
+    else
+      idle="auto (sleep)"
+    fi
+  fi
   echo "# summary, best of $repeats run(s), provider $provider, on $(nproc) cores; load average" \
     "$load_start at start, $(load) at end."
   echo "# gshmem: 2 PEs on 2 virtual nodes (--ppn 1), everything through the proxy and libfabric;" \
-    "GSHMEM_PROXY_IDLE=${GSHMEM_PROXY_IDLE:-auto}; FI_SOCKETS_PE_WAITTIME=$FI_SOCKETS_PE_WAITTIME."
+    "GSHMEM_PROXY_IDLE=$idle; FI_SOCKETS_PE_WAITTIME=$FI_SOCKETS_PE_WAITTIME."
   echo "# raw: fi_write/fi_read/fi_fetch_atomic with delivery-complete, polled by the same PEs."
   echo "# cost: gshmem's time over raw's (for bandwidths, raw / gshmem): the proxy hop's price."
   echo "# raw+fd: the same loops with a completion queue that has a wait fd, which gshmem's proxy" \

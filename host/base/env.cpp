@@ -49,11 +49,11 @@ const std::vector<EnvSpec> kRegistry = {
      "at a time, 200 us after ten times as long; the network's news ends a nap) instead of "
      "polling, so a PE blocked on a slow peer leaves the core to other programs. 0: never; waits "
      "poll, yielding the core after GSHMEM_SPIN_BEFORE_YIELD spins, as MPI and OpenSHMEM "
-     "libraries do. No effect across nodes where the proxy thread polls (GSHMEM_PROXY_IDLE=poll, "
-     "auto with two cores per PE, GPU heaps): the completion queue then has no file descriptor "
-     "whose news could end a nap. A napping PE serves its peers' operations later: those its "
-     "provider's own thread applies (sockets) wait for the idle CPU to wake, tens of "
-     "microseconds on a virtual machine.",
+     "libraries do. Across nodes where the proxy thread naps (GSHMEM_PROXY_IDLE=nap, auto with "
+     "one core per PE) a nap is a plain pause, which no news ends early; no effect where it "
+     "polls (poll, auto with two cores per PE, GPU heaps). A napping PE serves its peers' "
+     "operations later: those its provider's own thread applies (sockets) wait for the idle CPU "
+     "to wake, tens of microseconds on a virtual machine.",
      false},
     {"GSHMEM_SPIN_BEFORE_YIELD", EnvKind::Int, "-1", nullptr,
      "Spins of a wait before it starts yielding the core (-1: automatic: about 10 ms, or 4 when "
@@ -151,9 +151,10 @@ const std::vector<EnvSpec> kRegistry = {
      "What the proxy thread does while no thread of its PE is inside gshmem: sleep on the "
      "completion queue's file descriptor until the network has news (every completion then "
      "signals it: about 2 us per operation on tcp), poll the network (a busy thread per PE), or "
-     "nap: look at the network after pauses of up to 0.1 ms (1 ms once idle for long), a few "
-     "percent of a core. auto: poll where the host has two cores per PE (and always with GPU "
-     "producers), nap where it has one, sleep where the PEs outnumber the cores.",
+     "nap: look at the network after pauses of up to 0.1 ms (1 ms once idle for long; an idle PE "
+     "then costs about what a sleeping one does). auto: poll where the host has two cores per PE "
+     "(and always with GPU producers), nap where it has one, sleep where the PEs outnumber the "
+     "cores.",
      false},
     {"GSHMEM_PROXY_GPUVIEW", EnvKind::Bool, "0", nullptr,
      "Test mode for CPU PEs: the proxy reaches the symmetric segments only as it must reach a GPU "

@@ -151,8 +151,12 @@ bool Proxy::wait_for_news(uint64_t ns) {
   {
     std::unique_lock<std::mutex> lock(engine_, std::try_to_lock);
     if (lock.owns_lock()) {
-      if (!fabric_->may_block()) return true;
-      fd.fd = fabric_->wait_fd();
+      if (fabric_->may_block()) {
+        fd.fd = fabric_->wait_fd();
+      } else if (fabric_->wait_fd() >= 0 || !options_.nap_ns) {
+        return true;  // the fabric needs progress now, or the proxy polls: no naps
+      }
+      // GSHMEM_PROXY_IDLE=nap: no file descriptor, so the nap is a plain pause.
     }
   }
   timespec ts{0, long(ns)};
@@ -571,6 +575,7 @@ void Proxy::loop() {
     // proxy thread takes half of it from the waiter, or from the peer it waits for).
     if (waiter_recent()) {
       sleep();
+      naps = 0;  // the PE was busy moments ago: the next naps start short
       continue;
     }
     bool work = false;
@@ -634,9 +639,10 @@ void Proxy::sleep() {
 }
 
 // GSHMEM_PROXY_IDLE=nap: no file descriptor for the provider to signal on every completion, and
-// no busy thread either. The pause doubles from 1 us with each nap, up to nap_ns; after 256 naps
-// (tens of milliseconds) up to ten times that, so that a PE that computes for long costs about 1%
-// of its core. Work starts it over.
+// no busy thread either. The pause doubles from 1 us with each nap (the kernel's timer slack,
+// 50 us for an ordinary thread, makes the short ones 50-80 us), up to nap_ns; after 256 naps
+// (tens of milliseconds) up to ten times that, so that a PE that computes for long costs about
+// what a sleeping proxy does. Work, or a waiter of the PE, starts it over.
 void Proxy::nap(uint32_t naps) {
   constexpr uint32_t kLongIdle = 256;
   const uint64_t most = naps < kLongIdle ? options_.nap_ns : 10 * options_.nap_ns;

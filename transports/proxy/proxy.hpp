@@ -34,7 +34,8 @@
 namespace gshmem {
 
 // The idle proxy's longest pause between looks while its PE was busy moments ago
-// (GSHMEM_PROXY_IDLE=nap): how late it may progress an operation that needs its PE.
+// (GSHMEM_PROXY_IDLE=nap, plus the kernel's timer slack): how late it may progress an operation
+// that needs its PE then (ten times this once the PE has been idle a while).
 constexpr uint64_t kProxyNapNs = 100000;
 
 struct ProxyOptions {
@@ -86,7 +87,8 @@ class Proxy {
   bool drive_from_waiter(bool post_only);
   // A waiter that has seen nothing for GSHMEM_WAIT_SLEEP naps up to `ns` here instead of polling;
   // the network's news ends the nap. True when the network has news or needs progress now, or has
-  // no file descriptor to wait on (then at once, without a nap).
+  // no file descriptor to wait on (then at once, without a nap; but where the proxy naps, the
+  // waiter's nap is a plain pause, false).
   bool wait_for_news(uint64_t ns);
 
  private:
