@@ -143,7 +143,8 @@ bool host_backoff(const DeviceContext& c, uint32_t spins, uint64_t idle_ns) {
   }
   // A long wait: the peer is busy with something slow; give the core away for a moment. The
   // network's news ends the nap at once: rxm-style targets produce no completion for incoming
-  // writes, so only the wait fd shows them.
+  // writes, so only the wait fd shows them. Without a wait fd the network answers at once where
+  // the proxy polls (no nap), and naps a plain pause where it naps (GSHMEM_PROXY_IDLE=nap).
   uint64_t ns = idle_ns / 10 < nap_after ? 20000 : 200000;
   if (rt->network()) return rt->network()->wait_for_news(ns);
   timespec ts{0, long(ns)};
