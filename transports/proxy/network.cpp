@@ -94,9 +94,9 @@ Network::Network(Bootstrap& boot, const NodeMesh& mesh, const std::vector<Fabric
   // Polling: kernels ring no doorbell; otherwise where there is a core for each PE's proxy
   // thread, or where asked. A polling proxy thread is one more busy thread per PE. Napping
   // between looks: where each PE has a core but not two (the provider then signals no file
-  // descriptor on every completion, about 2 us per operation on tcp, and an idle PE's proxy
-  // costs a few percent of its core). Sleeping on the network: where the PEs outnumber the cores,
-  // so that idle PEs cost nothing at all.
+  // descriptor on every completion, about 2 us per operation on tcp, and an idle PE costs about
+  // what a sleeping one does once idle for long). Sleeping on the network: where the PEs
+  // outnumber the cores, so that idle PEs cost nothing at all.
   const std::string idle = env.str("GSHMEM_PROXY_IDLE");
   const int cpus = cpus_available();
   const bool poll = po.gpu_producers || idle == "poll" || (idle == "auto" && 2 * host_pes <= cpus);
