@@ -340,21 +340,11 @@ fabric_provider() {
   run "raw_$i" "$gshmemrun" -n 2 "$raw" --json -e 1M
   run "rawfd_$i" "$gshmemrun" -n 2 "$raw" --json -e 1M cq_wait_fd
   repeat_runs
-  # What the proxy thread did while idle: auto's choice for 2 PEs on this host's cores.
-  local idle=${GSHMEM_PROXY_IDLE:-auto}
-  if [[ $idle == auto ]]; then
-    if (($(nproc) >= 4)); then
-      idle="auto (poll)"
-    elif (($(nproc) >= 2)); then
-      idle="auto (nap)"
-    else
-      idle="auto (sleep)"
-    fi
-  fi
   echo "# summary, best of $repeats run(s), provider $provider, on $(nproc) cores; load average" \
     "$load_start at start, $(load) at end."
   echo "# gshmem: 2 PEs on 2 virtual nodes (--ppn 1), everything through the proxy and libfabric;" \
-    "GSHMEM_PROXY_IDLE=$idle; FI_SOCKETS_PE_WAITTIME=$FI_SOCKETS_PE_WAITTIME."
+    "GSHMEM_PROXY_IDLE=${GSHMEM_PROXY_IDLE:-auto} (GSHMEM_DEBUG=INFO shows what auto chose);" \
+    "FI_SOCKETS_PE_WAITTIME=$FI_SOCKETS_PE_WAITTIME."
   echo "# raw: fi_write/fi_read/fi_fetch_atomic with delivery-complete, polled by the same PEs."
   echo "# cost: gshmem's time over raw's (for bandwidths, raw / gshmem): the proxy hop's price."
   echo "# raw+fd: the same loops with a completion queue that has a wait fd, which gshmem's proxy" \
