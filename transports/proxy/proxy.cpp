@@ -614,20 +614,29 @@ void Proxy::loop() {
 }
 
 bool Proxy::waiter_recent() const {
+  return waiter_left_ns() > 0;
+}
+
+uint64_t Proxy::waiter_left_ns() const {
   constexpr uint64_t kWaiterRecent = 2000000;  // 2 ms
-  return detail::now_ns() - waiter_drove_ns_.load(std::memory_order_relaxed) < kWaiterRecent;
+  const uint64_t since = detail::now_ns() - waiter_drove_ns_.load(std::memory_order_relaxed);
+  return since < kWaiterRecent ? kWaiterRecent - since : 0;
 }
 
 // Background progress for when no thread of this PE is inside gshmem (the PE computes, or its
 // peers need it to progress): sleeps on the completion queue's file descriptor until the network
-// has news. While waiters drive the engine it leaves the queue to them and only checks back.
+// has news. While waiters drive the engine it leaves the queue to them and checks back when the
+// last waiter's step would no longer count as recent (one wake-up per 2 ms while they drive: a
+// wake-up takes the core from the waiter, or from the peer it waits for, where each PE has one).
 // Commands need no wake-up: host producers issue their own (see channel_push). A polling proxy
 // (poll_idle: device producers ring no doorbell, or GSHMEM_PROXY_IDLE=poll or nap) comes here only
 // while waiters drive, and then only naps.
 void Proxy::sleep() {
   pollfd fd{-1, POLLIN, 0};
   int timeout_ms = 1;
-  if (!waiter_recent()) {
+  if (const uint64_t left = waiter_left_ns()) {
+    timeout_ms = int((left + 999999) / 1000000);
+  } else {
     std::unique_lock<std::mutex> lock(engine_, std::try_to_lock);
     if (lock.owns_lock() && !channel_.peek()) {
       if (!fabric_->may_block()) return;  // the fabric needs progress now

@@ -101,6 +101,8 @@ class Proxy {
   void sleep();
   void nap(uint32_t naps);     // nap_ns: a pause that grows with the naps since the last work
   bool waiter_recent() const;  // a waiter drove the engine in the last few milliseconds
+  uint64_t waiter_left_ns()
+      const;  // until the last waiter's step is no longer recent (0: it is not)
   bool step(bool post_only = false);
   void execute(const detail::Command& c, uint64_t ticket);
   int drive();  // progress without taking new commands; returns completions handled
