@@ -391,14 +391,16 @@ fabric_provider() {
   echo "# gshmem: 2 PEs on 2 virtual nodes (--ppn 1), everything through the proxy and libfabric;" \
     "GSHMEM_PROXY_IDLE=${GSHMEM_PROXY_IDLE:-auto} (GSHMEM_DEBUG=INFO shows what auto chose);" \
     "FI_SOCKETS_PE_WAITTIME=$FI_SOCKETS_PE_WAITTIME."
-  echo "# raw: fi_write/fi_read/fi_fetch_atomic with delivery-complete, polled by the same PEs;" \
+  echo "# raw: fi_write/fi_read/fi_fetch_atomic with delivery-complete, polled by the same PEs" \
+    "(manual progress where the provider offers it, as gshmem's where its proxy polls or naps);" \
     "each gshmem program runs next to the raw loop of its test, in the reverse order every" \
     "other round."
   echo "# gshmem, raw: the best of each side's runs (lowest time, highest bandwidth)."
   echo "# cost: gshmem's time over raw's (for bandwidths, raw / gshmem), the proxy hop's price," \
     "taken round by round (each gshmem run over the raw run next to it): the median and the" \
     "range of the rounds. Targets judge the median. best/best: the cost between the two bests."
-  echo "# raw+fd: the raw loops with a completion queue that has a wait fd, which gshmem's proxy" \
+  echo "# raw+fd: the raw loops with a completion queue that has a wait fd (and the provider's own" \
+    "progress), which gshmem's proxy" \
     "sleeps on (GSHMEM_PROXY_IDLE=sleep, auto's choice where PEs > cores): what the provider" \
     "charges for it; cost+fd is gshmem's best over that."
   printf '%-26s %11s %11s %6s %-11s %6s %11s %7s\n' metric gshmem raw cost "(range)" best/b \

@@ -154,7 +154,8 @@ const std::vector<EnvSpec> kRegistry = {
      "nap: look at the network after pauses of up to 0.1 ms (1 ms once idle for long; an idle PE "
      "then costs about what a sleeping one does). auto: poll where the host has two cores per PE "
      "(and always with GPU producers), nap where it has one, sleep where the PEs outnumber the "
-     "cores.",
+     "cores. Where it polls or naps, a provider that offers manual progress (sockets) gets it "
+     "and runs no progress thread of its own.",
      false},
     {"GSHMEM_PROXY_GPUVIEW", EnvKind::Bool, "0", nullptr,
      "Test mode for CPU PEs: the proxy reaches the symmetric segments only as it must reach a GPU "

@@ -92,9 +92,13 @@ int print_fabric(const std::string& wanted) {
     std::printf("  no usable libfabric RDM provider\n");
     return 1;
   }
+  std::string progress = all[0].progress;
+  if (progress == "auto" && all[0].manual_offered) {
+    progress += " (manual where the proxy polls or naps)";
+  }
   std::printf("  provider   %s (delivery-complete %s, atomics %s, progress %s, inject %zu B)\n",
               all[0].provider.c_str(), all[0].delivery_complete ? "yes" : "NO",
-              all[0].atomics ? "native" : "emulated by the proxy", all[0].progress.c_str(),
+              all[0].atomics ? "native" : "emulated by the proxy", progress.c_str(),
               all[0].inject_size);
   std::printf("  mr_mode    %s\n", all[0].mr_mode.c_str());
   std::printf("  caps       %s\n", all[0].caps.c_str());

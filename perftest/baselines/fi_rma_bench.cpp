@@ -93,7 +93,9 @@ struct Endpoint {
 
 // cq_wait_fd: the completion queue has a file descriptor to sleep on, as gshmem's is where its
 // proxy thread sleeps (GSHMEM_PROXY_IDLE): what the provider charges each operation for it.
-Endpoint open(char* buffer, size_t bytes, bool cq_wait_fd) {
+// manual: asks for FI_PROGRESS_MANUAL where the provider offers it (sockets: no progress thread
+// of its own; the loops' polls progress), as gshmem does wherever no thread sleeps on the fd.
+Endpoint open(char* buffer, size_t bytes, bool cq_wait_fd, bool manual) {
   Endpoint e;
   fi_info* hints = fi_allocinfo();
   hints->ep_attr->type = FI_EP_RDM;
@@ -103,11 +105,16 @@ Endpoint open(char* buffer, size_t bytes, bool cq_wait_fd) {
       FI_MR_LOCAL | FI_MR_VIRT_ADDR | FI_MR_ALLOCATED | FI_MR_PROV_KEY | FI_MR_ENDPOINT;
   hints->domain_attr->threading = FI_THREAD_DOMAIN;
   hints->tx_attr->op_flags = FI_DELIVERY_COMPLETE;
+  if (manual) hints->domain_attr->data_progress = FI_PROGRESS_MANUAL;
   const char* prov = std::getenv("GSHMEM_FABRIC_PROVIDER");
   std::string provider = prov && *prov && std::string(prov) != "auto" ? prov : "tcp;ofi_rxm";
   hints->fabric_attr->prov_name = strdup(provider.c_str());
   fi_info* all = nullptr;
   int rc = fi_getinfo(FI_VERSION(1, 9), nullptr, nullptr, 0, hints, &all);
+  if (rc && manual) {  // the provider has only its own progress
+    hints->domain_attr->data_progress = FI_PROGRESS_UNSPEC;
+    rc = fi_getinfo(FI_VERSION(1, 9), nullptr, nullptr, 0, hints, &all);
+  }
   fi_freeinfo(hints);
   if (rc) die(("fi_getinfo(" + provider + ")").c_str(), rc);
   fi_info* pick = all;  // the first non-loopback domain, as gshmem picks by default
@@ -182,9 +189,13 @@ int main(int argc, char** argv) {
   defaults.warmup = 20;
   perftest::Usage usage{"gshmem_fi_rma_bench",
                         "raw libfabric RMA loops, the reference for gshmem over the network",
-                        "[put_bw] [get_bw] [put_latency] [atomic_latency] [cq_wait_fd]: the tests "
-                        "to run (default: all); cq_wait_fd opens the completion queue with a file "
-                        "descriptor to sleep on, as gshmem does where its proxy thread sleeps"};
+                        "[put_bw] [get_bw] [put_latency] [atomic_latency] [cq_wait_fd] "
+                        "[auto_progress]: the tests to run (default: all); cq_wait_fd opens the "
+                        "completion queue with a file descriptor to sleep on, and the provider's "
+                        "own progress, as gshmem does where its proxy thread sleeps; "
+                        "auto_progress asks for the provider's own progress (otherwise manual "
+                        "progress where the provider offers it, as gshmem's where no thread "
+                        "sleeps)"};
   perftest::Args args = perftest::parse_args(argc, argv, usage, defaults, me == 0);
   if (args.exit_code || gshmem_n_pes() != 2) {
     if (me == 0 && !args.exit_code) std::fprintf(stderr, "fi_rma_bench: run with 2 PEs\n");
@@ -195,6 +206,9 @@ int main(int argc, char** argv) {
   auto fd = std::find(tests.begin(), tests.end(), "cq_wait_fd");
   const bool cq_wait_fd = fd != tests.end();
   if (cq_wait_fd) tests.erase(fd);
+  auto ap = std::find(tests.begin(), tests.end(), "auto_progress");
+  const bool auto_progress = ap != tests.end();
+  if (auto_progress) tests.erase(ap);
   const std::vector<std::string> known = {"put_bw", "get_bw", "put_latency", "atomic_latency"};
   if (tests.empty()) tests = known;
   for (const std::string& t : tests) {
@@ -207,7 +221,7 @@ int main(int argc, char** argv) {
   perftest::Options o = args.over(defaults);
   size_t bytes = o.max_size * size_t(o.window) + 4096;
   std::vector<char> buffer(bytes, char(me + 1));
-  Endpoint e = open(buffer.data(), bytes, cq_wait_fd);
+  Endpoint e = open(buffer.data(), bytes, cq_wait_fd, !cq_wait_fd && !auto_progress);
   connect(e, buffer.data());
   void* desc = fi_mr_desc(e.mr);
   auto* done = static_cast<int*>(gshmem_calloc(1, sizeof(int)));
@@ -221,6 +235,7 @@ int main(int argc, char** argv) {
                            ? "window of " + std::to_string(t.window) +
                                  (read ? " fi_read" : " fi_write") + " + wait for their completions"
                            : "fi_write + wait for its completion";
+    what += e.yield ? ", the provider's progress thread" : ", manual progress";
     if (cq_wait_fd) what += ", completion queue with a wait fd";
     perftest::Table table(test, what + " on " + e.info->fabric_attr->prov_name + ", PE 0 -> PE 1",
                           test == "atomic_latency" ? std::vector<perftest::Column>{{"op", "op"}}

@@ -25,7 +25,7 @@ uint64_t mr_modes_we_handle() {
   return FI_MR_LOCAL | FI_MR_VIRT_ADDR | FI_MR_ALLOCATED | FI_MR_PROV_KEY | FI_MR_ENDPOINT;
 }
 
-fi_info* make_hints(const std::string& provider, bool atomics, bool hmem) {
+fi_info* make_hints(const std::string& provider, bool atomics, bool hmem, bool manual) {
   fi_info* h = fi_allocinfo();
   h->ep_attr->type = FI_EP_RDM;
   h->caps = FI_RMA | FI_READ | FI_WRITE | FI_REMOTE_READ | FI_REMOTE_WRITE | FI_MSG | FI_SEND |
@@ -35,21 +35,26 @@ fi_info* make_hints(const std::string& provider, bool atomics, bool hmem) {
   h->domain_attr->threading = FI_THREAD_DOMAIN;
   h->domain_attr->av_type = FI_AV_TABLE;
   h->tx_attr->op_flags = FI_DELIVERY_COMPLETE;
+  if (manual) h->domain_attr->data_progress = FI_PROGRESS_MANUAL;
   h->fabric_attr->prov_name = strdup(provider.c_str());
   return h;
 }
 
 // fi_getinfo for one provider, with atomics if it has them (and FI_HMEM when `hmem`: GPU memory
-// is registered). nullptr when it is not usable here.
-fi_info* query(const std::string& provider, bool* atomics, bool hmem = false) {
+// is registered), with manual progress if asked for and the provider offers it. nullptr when it
+// is not usable here.
+fi_info* query(const std::string& provider, bool* atomics, bool hmem = false, bool manual = false) {
   for (bool want_atomics : {true, false}) {
-    fi_info* hints = make_hints(provider, want_atomics, hmem);
-    fi_info* info = nullptr;
-    int rc = fi_getinfo(kApiVersion, nullptr, nullptr, 0, hints, &info);
-    fi_freeinfo(hints);
-    if (rc == 0 && info) {
-      *atomics = want_atomics;
-      return info;
+    for (bool want_manual : {manual, false}) {
+      fi_info* hints = make_hints(provider, want_atomics, hmem, want_manual);
+      fi_info* info = nullptr;
+      int rc = fi_getinfo(kApiVersion, nullptr, nullptr, 0, hints, &info);
+      fi_freeinfo(hints);
+      if (rc == 0 && info) {
+        *atomics = want_atomics;
+        return info;
+      }
+      if (!want_manual) break;
     }
   }
   return nullptr;
@@ -195,6 +200,13 @@ std::vector<FabricDescription> Fabric::describe(const std::string& wanted) {
     fi_info* info = query(p, &atomics);
     for (fi_info* i = info; i; i = i->next) out.push_back(describe_info(i, atomics));
     if (info) fi_freeinfo(info);
+    bool manual_atomics = false;
+    if (fi_info* manual = query(p, &manual_atomics, false, true)) {
+      for (FabricDescription& d : out) {
+        d.manual_offered = manual->domain_attr->data_progress == FI_PROGRESS_MANUAL;
+      }
+      fi_freeinfo(manual);
+    }
     if (!out.empty()) break;
   }
   return out;
@@ -213,7 +225,7 @@ Fabric::Fabric(Bootstrap& boot, const FabricOptions& options,
   bool hmem = std::any_of(regions.begin(), regions.end(),
                           [](const FabricRegion& r) { return r.cuda_device >= 0 && r.size; });
   for (const std::string& p : candidates(options.provider)) {
-    if ((all = query(p, &atomics, hmem))) break;
+    if ((all = query(p, &atomics, hmem, options.manual_progress))) break;
     tried += (tried.empty() ? "" : ", ") + p;
   }
   if (!all && hmem) {
@@ -345,9 +357,9 @@ Fabric::Fabric(Bootstrap& boot, const FabricOptions& options,
     keys_[pe].assign(cards[pe].key, cards[pe].key + symmetric);
     bases_[pe].assign(cards[pe].base, cards[pe].base + symmetric);
   }
-  GSHMEM_INFO(TRANSPORT, "fabric: provider %s, domain %s, mr_mode %s, atomics %s",
+  GSHMEM_INFO(TRANSPORT, "fabric: provider %s, domain %s, mr_mode %s, atomics %s, progress %s",
               desc_.provider.c_str(), desc_.domain.c_str(), desc_.mr_mode.c_str(),
-              desc_.atomics ? "native" : "emulated");
+              desc_.atomics ? "native" : "emulated", desc_.progress.c_str());
 }
 
 Fabric::~Fabric() {

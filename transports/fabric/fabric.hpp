@@ -35,6 +35,10 @@ struct FabricOptions {
   // The completion queue gets a file descriptor a thread can sleep on (wait_fd()). Every
   // completion then signals it: a cost per operation (about 2 us on tcp;ofi_rxm).
   bool wait_fd = true;
+  // Ask for FI_PROGRESS_MANUAL where the provider offers both: no progress thread of the
+  // provider's own; the engine's polls (the proxy thread's, the waiters') move the data. Only
+  // where a thread always polls: no thread sleeps on wait_fd, which nobody would signal.
+  bool manual_progress = false;
   bool inject_reorder = false;  // fault injection: post held operations in random order
   bool inject_delay = false;    // fault injection: hold posts and completions for a while
   // Fault injection that fails operations: this fraction of transmit completions become error
@@ -72,7 +76,8 @@ struct FabricDescription {
   bool atomics = false;
   bool delivery_complete = false;
   size_t inject_size = 0;
-  std::string progress;
+  std::string progress;         // "auto" (the provider's threads) or "manual" (the polls)
+  bool manual_offered = false;  // describe(): manual progress is offered too (opened on request)
 };
 
 class Fabric {
