@@ -52,8 +52,9 @@ const std::vector<EnvSpec> kRegistry = {
      "libraries do. Across nodes where the proxy thread naps (GSHMEM_PROXY_IDLE=nap, auto with "
      "one core per PE) a nap is a plain pause, which no news ends early; no effect where it "
      "polls (poll, auto with two cores per PE, GPU heaps). A napping PE serves its peers' "
-     "operations later: those its provider's own thread applies (sockets) wait for the idle CPU "
-     "to wake, tens of microseconds on a virtual machine.",
+     "operations later: those that need its progress wait for the nap's end, and those its "
+     "provider's own thread applies (sockets where the proxy sleeps) for the idle CPU to wake, "
+     "tens of microseconds on a virtual machine.",
      false},
     {"GSHMEM_SPIN_BEFORE_YIELD", EnvKind::Int, "-1", nullptr,
      "Spins of a wait before it starts yielding the core (-1: automatic: about 10 ms, or 4 when "

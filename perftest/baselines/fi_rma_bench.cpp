@@ -191,11 +191,11 @@ int main(int argc, char** argv) {
                         "raw libfabric RMA loops, the reference for gshmem over the network",
                         "[put_bw] [get_bw] [put_latency] [atomic_latency] [cq_wait_fd] "
                         "[auto_progress]: the tests to run (default: all); cq_wait_fd opens the "
-                        "completion queue with a file descriptor to sleep on, and the provider's "
-                        "own progress, as gshmem does where its proxy thread sleeps; "
-                        "auto_progress asks for the provider's own progress (otherwise manual "
-                        "progress where the provider offers it, as gshmem's where no thread "
-                        "sleeps)"};
+                        "completion queue with a file descriptor to sleep on, with the provider's "
+                        "default progress, as gshmem does where its proxy thread sleeps; "
+                        "auto_progress keeps the provider's default progress too (otherwise "
+                        "manual progress where the provider offers it, as gshmem's where no "
+                        "thread sleeps)"};
   perftest::Args args = perftest::parse_args(argc, argv, usage, defaults, me == 0);
   if (args.exit_code || gshmem_n_pes() != 2) {
     if (me == 0 && !args.exit_code) std::fprintf(stderr, "fi_rma_bench: run with 2 PEs\n");

@@ -185,3 +185,43 @@ TEST(Progress, PutsCompleteWhileTheTargetComputes) {
   gshmem_barrier_all();
   gshmem_free(data);
 }
+
+// The same while the target computes and posts now and then: a non-blocking put to the writer
+// every 1.5 ms, at most 60 of them. A post reads no completion, and posts must not count as a
+// waiter that keeps the proxy away (a waiter's drive does). Both providers here also progress a
+// little inside a post, so this passed before that rule too; it checks that the put completes
+// while the target posts, in every mode.
+TEST(Progress, PutsCompleteWhileTheTargetOnlyPosts) {
+  auto* data = static_cast<uint64_t*>(gshmem_calloc(kWords, sizeof(uint64_t)));
+  auto* sink = static_cast<uint64_t*>(gshmem_calloc(2, sizeof(uint64_t)));
+  const int writer = 0, target = npes() - 1;
+  std::vector<uint64_t> src(kWords);
+  int missed = 0;
+  gshmem_barrier_all();
+  if (me() == writer) {
+    for (size_t i = 0; i < kWords; ++i) src[i] = word(me(), 1, i);
+    gshmem_putmem(data, src.data(), kWords * 8, target);
+    gshmem_quiet();
+  } else if (me() == target) {
+    auto arrived = [&] {
+      for (size_t i = 0; i < kWords; ++i) {
+        if (std::atomic_ref<uint64_t>(data[i]).load(std::memory_order_acquire) !=
+            word(writer, 1, i)) {
+          return false;
+        }
+      }
+      return true;
+    };
+    for (int posts = 0; posts < 60 && !arrived(); ++posts) {
+      gshmem_putmem_nbi(sink, &sink[1], sizeof(uint64_t), writer);
+      const auto until = std::chrono::steady_clock::now() + std::chrono::microseconds(1500);
+      while (std::chrono::steady_clock::now() < until) {
+      }
+    }
+    for (size_t i = 0; i < kWords; ++i) missed += data[i] != word(writer, 1, i);
+  }
+  EXPECT_EQ(missed, 0) << "PE " << me() << ": the put never completed while this PE posted";
+  gshmem_barrier_all();
+  gshmem_free(sink);
+  gshmem_free(data);
+}

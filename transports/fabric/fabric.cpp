@@ -201,7 +201,8 @@ std::vector<FabricDescription> Fabric::describe(const std::string& wanted) {
     for (fi_info* i = info; i; i = i->next) out.push_back(describe_info(i, atomics));
     if (info) fi_freeinfo(info);
     bool manual_atomics = false;
-    if (fi_info* manual = query(p, &manual_atomics, false, true)) {
+    fi_info* manual = out.empty() ? nullptr : query(p, &manual_atomics, false, true);
+    if (manual) {
       for (FabricDescription& d : out) {
         d.manual_offered = manual->domain_attr->data_progress == FI_PROGRESS_MANUAL;
       }

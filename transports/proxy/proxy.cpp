@@ -139,7 +139,11 @@ void Proxy::stop() {
 bool Proxy::drive_from_waiter(bool post_only) {
   // Kernels cannot run the engine; GSHMEM_PROXY_GPUVIEW's CPU producers do as they would.
   if (options_.gpu_producers) return false;
-  waiter_drove_ns_.store(detail::now_ns(), std::memory_order_relaxed);
+  // Only a thread that reads the network counts as a waiter the proxy leaves it to: one that
+  // only posts (after each push) reads no completion, and a PE that posts now and then while it
+  // computes still needs the proxy to progress what its peers send it (with manual progress,
+  // nobody else does).
+  if (!post_only) waiter_drove_ns_.store(detail::now_ns(), std::memory_order_relaxed);
   if (!thread_.joinable()) return false;
   // A failed step throws to the waiter (which ends the job): the engine must not stay locked.
   std::unique_lock<std::mutex> lock(engine_, std::try_to_lock);
