@@ -29,6 +29,19 @@ uint64_t word(int from, int round, size_t i) {
   return (uint64_t(from) << 48) ^ (uint64_t(round) << 24) ^ i;
 }
 
+// Whether round r's payload from PE `from` is all in `data`, read with plain loads as a PE that
+// computes would. Every word: one write need not land in address order (the first and the last
+// word arrived while 8 between them had not, in a run across network namespaces).
+bool landed(uint64_t* data, int from, int round) {
+  for (size_t i = 0; i < kWords; ++i) {
+    if (std::atomic_ref<uint64_t>(data[i]).load(std::memory_order_acquire) !=
+        word(from, round, i)) {
+      return false;
+    }
+  }
+  return true;
+}
+
 // Each PE sends to the next one and receives from the previous one.
 int right() {
   return (me() + 1) % npes();
@@ -164,19 +177,8 @@ TEST(Progress, PutsCompleteWhileTheTargetComputes) {
       gshmem_putmem(data, src.data(), kWords * 8, target);
       gshmem_quiet();
     } else if (me() == target) {
-      // Every word: one write need not land in address order (the first and the last word
-      // arrived while 8 between them had not, in a run across network namespaces).
-      auto arrived = [&] {
-        for (size_t i = 0; i < kWords; ++i) {
-          if (std::atomic_ref<uint64_t>(data[i]).load(std::memory_order_acquire) !=
-              word(writer, r, i)) {
-            return false;
-          }
-        }
-        return true;
-      };
       const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(30);
-      while (!arrived() && std::chrono::steady_clock::now() < give_up) {
+      while (!landed(data, writer, r) && std::chrono::steady_clock::now() < give_up) {
       }
       for (size_t i = 0; i < kWords; ++i) missed += data[i] != word(writer, r, i);
     }
@@ -203,16 +205,7 @@ TEST(Progress, PutsCompleteWhileTheTargetOnlyPosts) {
     gshmem_putmem(data, src.data(), kWords * 8, target);
     gshmem_quiet();
   } else if (me() == target) {
-    auto arrived = [&] {
-      for (size_t i = 0; i < kWords; ++i) {
-        if (std::atomic_ref<uint64_t>(data[i]).load(std::memory_order_acquire) !=
-            word(writer, 1, i)) {
-          return false;
-        }
-      }
-      return true;
-    };
-    for (int posts = 0; posts < 60 && !arrived(); ++posts) {
+    for (int posts = 0; posts < 60 && !landed(data, writer, 1); ++posts) {
       gshmem_putmem_nbi(sink, &sink[1], sizeof(uint64_t), writer);
       const auto until = std::chrono::steady_clock::now() + std::chrono::microseconds(1500);
       while (std::chrono::steady_clock::now() < until) {
