@@ -139,15 +139,19 @@ void Proxy::stop() {
 bool Proxy::drive_from_waiter(bool post_only) {
   // Kernels cannot run the engine; GSHMEM_PROXY_GPUVIEW's CPU producers do as they would.
   if (options_.gpu_producers) return false;
-  // Only a thread that reads the network counts as a waiter the proxy leaves it to: one that
-  // only posts (after each push) reads no completion, and a PE that posts now and then while it
-  // computes still needs the proxy to progress what its peers send it (with manual progress,
-  // nobody else does).
+  // Only a thread that reads the network counts as a waiter the proxy leaves it to: a post
+  // (after each push) reads no completion unless its command waits (a quiet, or no free
+  // request), and a PE that posts now and then while it computes still needs the proxy to
+  // progress what its peers send it (with manual progress, nobody else does).
   if (!post_only) waiter_drove_ns_.store(detail::now_ns(), std::memory_order_relaxed);
   if (!thread_.joinable()) return false;
   // A failed step throws to the waiter (which ends the job): the engine must not stay locked.
   std::unique_lock<std::mutex> lock(engine_, std::try_to_lock);
-  return lock.owns_lock() && step(post_only);
+  if (!lock.owns_lock()) return false;
+  const uint64_t drives = drives_;
+  const bool work = step(post_only);
+  if (drives_ != drives) waiter_drove_ns_.store(detail::now_ns(), std::memory_order_relaxed);
+  return work;
 }
 
 bool Proxy::wait_for_news(uint64_t ns) {
@@ -481,6 +485,7 @@ void Proxy::on_done(void* ctx, bool ok, const std::string& why) {
 // ---- The loop -------------------------------------------------------------------------------
 
 int Proxy::drive() {
+  ++drives_;
   return fabric_->progress(
       [this](void* ctx, bool ok, const std::string& why) { on_done(ctx, ok, why); });
 }

@@ -165,6 +165,7 @@ class Proxy {
   // peer PE's) do the work they wait for.
   bool oversubscribed_ = false;
   std::atomic<uint64_t> waiter_drove_ns_{0};
+  uint64_t drives_ = 0;  // drive() calls (under engine_): did a waiter's step read the network
   std::atomic<bool> stop_{false};
   std::thread thread_;
 };
