@@ -150,7 +150,10 @@ bool Proxy::drive_from_waiter(bool post_only) {
   if (!lock.owns_lock()) return false;
   const uint64_t drives = drives_;
   const bool work = step(post_only);
-  if (drives_ != drives) waiter_drove_ns_.store(detail::now_ns(), std::memory_order_relaxed);
+  // A post whose command waited read the network (a waiter's step was stamped above).
+  if (post_only && drives_ != drives) {
+    waiter_drove_ns_.store(detail::now_ns(), std::memory_order_relaxed);
+  }
   return work;
 }
 
