@@ -36,6 +36,7 @@ ChannelHost::ChannelHost(size_t capacity, bool pinned) : pinned_(pinned) {
                          : &h->head.value;
   device_->consumed = &h->consumed.value;
   device_->quiet_done = &h->quiet_done.value;
+  held_.assign(cap, kFree);
 }
 
 ChannelHost::~ChannelHost() {
@@ -54,28 +55,30 @@ const detail::Command* ChannelHost::peek() const {
   return seq == tail_ + 1 ? slot : nullptr;
 }
 
-void ChannelHost::release(uint64_t ticket) {
-  detail::atomic_ref<uint64_t>(consumed_->value).store(ticket, detail::release);
+void ChannelHost::hold(uint64_t ticket) {
+  held_[ticket & device_->mask] = kPending;
 }
 
 void ChannelHost::give_return(uint64_t ticket, uint64_t value) {
   detail::Return& r = returns_[ticket & device_->mask];
   r.value = value;
   detail::atomic_ref<uint64_t>(r.tag).store(ticket + 1, detail::release);
-  unread_.insert(ticket);
+  held_[ticket & device_->mask] = kGiven;
 }
 
-uint64_t ChannelHost::oldest_unread() {
-  while (!unread_.empty()) {
-    uint64_t t = *unread_.begin();
+void ChannelHost::release_taken() {
+  for (; oldest_ < tail_; ++oldest_) {
+    Hold& h = held_[oldest_ & device_->mask];
+    if (h == kPending) break;
     // The producer clears the tag once it has read the value (channel_call).
-    if (detail::atomic_ref<uint64_t>(returns_[t & device_->mask].tag).load(detail::acquire) ==
-        t + 1) {
-      return t;
+    if (h == kGiven &&
+        detail::atomic_ref<uint64_t>(returns_[oldest_ & device_->mask].tag).load(detail::acquire) ==
+            oldest_ + 1) {
+      break;
     }
-    unread_.erase(unread_.begin());
+    h = kFree;
   }
-  return UINT64_MAX;
+  detail::atomic_ref<uint64_t>(consumed_->value).store(oldest_, detail::release);
 }
 
 void ChannelHost::mark_quiet_done(uint64_t ticket) {

@@ -5,7 +5,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
-#include <set>
+#include <vector>
 
 #include "gshmem/device/channel.cuh"
 
@@ -26,17 +26,19 @@ class ChannelHost {
   detail::ChannelDevice* device() { return device_; }
 
   // Consumer side, proxy thread only. peek() returns the next published command or nullptr;
-  // pop() takes it; ticket() is the ticket of the peeked command. release(t) hands every slot
-  // before ticket t back to the producers (the proxy holds back slots whose return is pending).
+  // pop() takes it; ticket() is the ticket of the peeked command.
   const detail::Command* peek() const;
   void pop() { ++tail_; }
   uint64_t ticket() const { return tail_; }
-  void release(uint64_t ticket);
+  // A ticket's slot, and the return slot it shares with later tickets, stay out of the producers'
+  // reach while its producer waits for a return: from hold(t) (the command is taken, its return
+  // comes later) or give_return(t) until the producer has read the return.
+  void hold(uint64_t ticket);
   // Completes ticket t for the producer waiting on it, with a fetched value.
   void give_return(uint64_t ticket, uint64_t value);
-  // The oldest ticket whose return its producer has not read yet (UINT64_MAX: none). Its slot,
-  // and the return slot it shares with later tickets, must not be handed out again before then.
-  uint64_t oldest_unread();
+  // Hands every slot before the oldest held ticket (or before ticket(), when none is held) back
+  // to the producers.
+  void release_taken();
   // Publishes that every command before `ticket` is complete (lets quiet skip the proxy).
   void mark_quiet_done(uint64_t ticket);
   size_t capacity() const { return size_t(device_->mask + 1); }
@@ -57,7 +59,10 @@ class ChannelHost {
   Counter* consumed_ = nullptr;
   Counter* quiet_done_ = nullptr;
   uint64_t tail_ = 0;
-  std::set<uint64_t> unread_;  // returns given, not yet read by their producers
+  // Per ring slot, the state of the ticket in it (tickets from oldest_ to tail_ fit the ring).
+  enum Hold : uint8_t { kFree, kPending, kGiven };
+  std::vector<Hold> held_;
+  uint64_t oldest_ = 0;  // no ticket before this one is held
   detail::ChannelDevice* device_ = nullptr;
 };
 

@@ -221,7 +221,7 @@ Proxy::Request* Proxy::new_request(int pe, uint64_t ticket, bool returns) {
   r->pe = pe;
   r->ticket = ticket;
   r->returns = returns;
-  if (returns) pending_returns_.insert(ticket);
+  if (returns) channel_.hold(ticket);
   r->pending = 1;  // held while the request is being issued
   ++outstanding_;
   ++pe_outstanding_[size_t(pe)];
@@ -260,15 +260,11 @@ Proxy::Message* Proxy::take_message() {
 void Proxy::answer(Request* r, uint64_t value) {
   if (!r->returns) return;
   channel_.give_return(r->ticket, value);
-  pending_returns_.erase(r->ticket);
   r->returns = false;
 }
 
 void Proxy::release_slots() {
-  uint64_t upto = channel_.ticket();
-  if (!pending_returns_.empty()) upto = std::min(upto, *pending_returns_.begin());
-  upto = std::min(upto, channel_.oldest_unread());
-  channel_.release(upto);
+  channel_.release_taken();
 }
 
 // ---- Requests -------------------------------------------------------------------------------

@@ -21,7 +21,6 @@
 #include <functional>
 #include <memory>
 #include <mutex>
-#include <set>
 #include <string>
 #include <thread>
 #include <vector>
@@ -153,7 +152,6 @@ class Proxy {
   std::vector<Message*> free_messages_;
   std::vector<Op*> recv_ops_;
 
-  std::set<uint64_t> pending_returns_;    // tickets whose producer still waits
   size_t outstanding_ = 0;                // requests in flight
   std::vector<uint32_t> pe_outstanding_;  // by PE
   std::vector<uint8_t> pe_fenced_;        // by PE: later operations wait for earlier ones

@@ -146,7 +146,8 @@ GSHMEM_HD inline uint64_t channel_call(const DeviceContext& c, Command cmd, Site
   if (waiting.peer < 0 && cmd.op != CmdOp::Fence && cmd.op != CmdOp::Quiet) waiting.peer = cmd.pe;
   wait_for(c, waiting, [&] { return atomic_ref<uint64_t>(r->tag).load(acquire) == t + 1; });
   uint64_t value = r->value;
-  // Read: the proxy may now hand this ticket's slots to a later command (see oldest_unread).
+  // Read: the proxy may now hand this ticket's slots to a later command (see
+  // ChannelHost::release_taken).
   atomic_ref<uint64_t>(r->tag).store(0, release);
   return value;
 }
