@@ -420,38 +420,24 @@ double Fabric::uniform() {
   return double(rng_() >> 11) * 0x1.0p-53;
 }
 
-void Fabric::post(std::function<int()> op, const char* what, int pe) {
-  ++in_flight_;
-  if (options_.inject_delay || options_.inject_reorder) {
-    held_.push_back({std::move(op), now_ns() + jitter(), what, pe});
-    return;
-  }
-  // The provider is out of resources: make progress (completions are kept for later).
-  while (!attempt(op, what, pe)) read_cq(nullptr);
+void Fabric::hold(std::function<int()> op, const char* what, int pe) {
+  held_.push_back({std::move(op), now_ns() + jitter(), what, pe});
 }
 
-bool Fabric::attempt(const std::function<int()>& op, const char* what, int pe) {
-  uint64_t now = 0;
-  bool storm = false;
-  if (options_.inject_eagain > 0) {
-    now = now_ns();
-    if (now < storm_until_) {
-      storm = true;
-    } else if (uniform() < options_.inject_eagain) {
-      storm = true;
-      double ms = options_.inject_storm_ms * (0.5 + uniform());
-      storm_until_ = now + uint64_t(ms * 1e6);
-      if (storms_++ % 100 == 0) {
-        GSHMEM_WARN(TRANSPORT, "fault injection: a -FI_EAGAIN storm of %.0f ms (%llu so far)", ms,
-                    static_cast<unsigned long long>(storms_));
-      }
-    }
+bool Fabric::eagain_storm() {
+  const uint64_t now = now_ns();
+  if (now < storm_until_) return true;
+  if (uniform() >= options_.inject_eagain) return false;
+  double ms = options_.inject_storm_ms * (0.5 + uniform());
+  storm_until_ = now + uint64_t(ms * 1e6);
+  if (storms_++ % 100 == 0) {
+    GSHMEM_WARN(TRANSPORT, "fault injection: a -FI_EAGAIN storm of %.0f ms (%llu so far)", ms,
+                static_cast<unsigned long long>(storms_));
   }
-  int rc = storm ? -FI_EAGAIN : op();
-  if (rc == 0) {
-    eagain_since_ = 0;
-    return true;
-  }
+  return true;
+}
+
+bool Fabric::refused(int rc, const char* what, int pe) {
   std::string call = std::string(what) + (pe >= 0 ? " to PE " + std::to_string(pe) : "");
   if (rc != -FI_EAGAIN) fail(call, rc);
   // The callers retry at once: this is their wait, and it must hear that the job ends (a PE
@@ -459,7 +445,7 @@ bool Fabric::attempt(const std::function<int()>& op, const char* what, int pe) {
   if (options_.abort && options_.abort->raised()) {
     options_.abort->exit_now((call + " (retrying -FI_EAGAIN)").c_str());
   }
-  if (!now) now = now_ns();
+  const uint64_t now = now_ns();
   if (!eagain_since_) eagain_since_ = now;
   double waited = double(now - eagain_since_) / 1e9;
   // A provider that stays out of resources this long is broken, or a peer stopped draining it:

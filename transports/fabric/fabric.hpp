@@ -12,6 +12,7 @@
 #include <rdma/fi_atomic.h>
 #include <rdma/fi_domain.h>
 #include <rdma/fi_endpoint.h>
+#include <rdma/fi_errno.h>
 
 #include <cstdint>
 #include <deque>
@@ -140,11 +141,36 @@ class Fabric {
     uint64_t not_before;
   };
 
-  void post(std::function<int()> op, const char* what, int pe);
+  // Posts `op` (a callable returning 0 or a negative fi_errno): at once, retrying while the
+  // provider is out of resources, or held back under fault injection. A template, so that the
+  // common path wraps the post in no std::function (a heap allocation per operation).
+  template <class Op>
+  void post(Op&& op, const char* what, int pe) {
+    ++in_flight_;
+    if (options_.inject_delay || options_.inject_reorder) {
+      hold(std::function<int()>(std::forward<Op>(op)), what, pe);
+      return;
+    }
+    while (!attempt(op, what, pe)) read_cq(nullptr);
+  }
+  void hold(std::function<int()> op, const char* what, int pe);
   // The one place posts reach the provider (and fault injection makes them fail): true when
   // posted, false on -FI_EAGAIN; throws on another error, or when -FI_EAGAIN has lasted longer
   // than eagain_timeout_s.
-  bool attempt(const std::function<int()>& op, const char* what, int pe);
+  template <class Op>
+  bool attempt(Op& op, const char* what, int pe) {
+    if (options_.inject_eagain > 0 && eagain_storm()) return refused(-FI_EAGAIN, what, pe);
+    const int rc = op();
+    if (rc == 0) {
+      eagain_since_ = 0;
+      return true;
+    }
+    return refused(rc, what, pe);
+  }
+  // Fault injection (GSHMEM_FABRIC_INJECT=eagain): whether this post meets a -FI_EAGAIN storm.
+  bool eagain_storm();
+  // attempt()'s answer to a post that returned rc (not 0).
+  bool refused(int rc, const char* what, int pe);
   double uniform();
   void* desc(const void* p, size_t bytes) const;
   uint64_t remote_addr(int pe, int segment, uint64_t offset) const;
