@@ -3,10 +3,10 @@
 // a slot held that way holds every later one (the producers reuse slots in ticket order).
 #include <gtest/gtest.h>
 
-#include <cstdint>
 #include <algorithm>
-#include <deque>
+#include <cstdint>
 #include <random>
+#include <vector>
 
 #include "transports/proxy/channel_host.hpp"
 
@@ -90,44 +90,66 @@ TEST(ChannelHost, LaterTicketsWaitBehindTheOldestHeld) {
   ch.give_return(b, 7);
   take(ch);
   take(ch);
-  read_return(ch, b);
   ch.release_taken();
-  EXPECT_EQ(consumed(ch), a);
+  EXPECT_EQ(consumed(ch), a);  // a pending, b unread
   ch.give_return(a, 1);
   read_return(ch, a);
+  ch.release_taken();
+  EXPECT_EQ(consumed(ch), b);  // a read; b given, still unread
+  read_return(ch, b);
   ch.release_taken();
   EXPECT_EQ(consumed(ch), c + 1);
 }
 
 TEST(ChannelHost, RandomOrderOfAnswersAroundASmallRing) {
-  // Tickets wrap a 4-slot ring many times; returns are given and read in a random order. The
-  // producers may use a slot only after consumed has passed the ticket before it in that slot.
+  // Tickets wrap a 4-slot ring many times. Some commands are answered while they execute (as a
+  // quiet is), some are held and answered later; answers are given and read in random order and
+  // in different rounds. The producers may use a slot only after consumed has passed the ticket
+  // before it in that slot.
   ChannelHost ch(4);
   const uint64_t cap = ch.capacity();
   std::mt19937_64 rng(5);
-  std::deque<uint64_t> waiting;  // held tickets, not yet answered and read
+  std::vector<uint64_t> pending, unread;  // held and not answered; answered and not read
   uint64_t pushed = 0;
-  for (int round = 0; round < 2000; ++round) {
+  auto pick = [&](std::vector<uint64_t>& v) {
+    const size_t k = size_t(rng() % v.size());
+    const uint64_t t = v[k];
+    v.erase(v.begin() + long(k));
+    return t;
+  };
+  for (int round = 0; round < 5000; ++round) {
     // Push while the ring has room, as channel_push waits for.
     while (pushed - consumed(ch) < cap && rng() % 3) {
       const uint64_t t = push(ch);
       ++pushed;
-      if (rng() % 2) {
-        ch.hold(t);
-        waiting.push_back(t);
+      switch (rng() % 3) {
+        case 0:  // waits for nothing
+          break;
+        case 1:  // answered while it executes
+          ch.give_return(t, t);
+          unread.push_back(t);
+          break;
+        default:  // answered later
+          ch.hold(t);
+          pending.push_back(t);
       }
       take(ch);
     }
-    if (!waiting.empty() && rng() % 2) {
-      const size_t k = size_t(rng() % waiting.size());
-      const uint64_t t = waiting[k];
+    if (!pending.empty() && rng() % 2) {
+      const uint64_t t = pick(pending);
       ch.give_return(t, t);
+      unread.push_back(t);
+    }
+    if (!unread.empty() && rng() % 2) {
+      const uint64_t t = pick(unread);
+      ASSERT_TRUE(answered(ch, t)) << "round " << round;
+      ASSERT_EQ(ch.device()->returns[t & (cap - 1)].value, t);
       read_return(ch, t);
-      waiting.erase(waiting.begin() + long(k));
     }
     ch.release_taken();
     uint64_t oldest = pushed;
-    for (uint64_t t : waiting) oldest = std::min(oldest, t);
+    for (uint64_t t : pending) oldest = std::min(oldest, t);
+    for (uint64_t t : unread) oldest = std::min(oldest, t);
     ASSERT_EQ(consumed(ch), oldest) << "round " << round;
   }
 }

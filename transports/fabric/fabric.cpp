@@ -524,7 +524,7 @@ void Fabric::recv(void* buf, size_t bytes, void* ctx) {
 
 int Fabric::read_cq(const Done& done) {
   int delivered = 0;
-  bool hold = options_.inject_delay || options_.inject_reorder;
+  bool delay = options_.inject_delay || options_.inject_reorder;
   for (;;) {
     fi_cq_msg_entry entries[16];
     ssize_t n = fi_cq_read(cq_, entries, 16);
@@ -550,8 +550,8 @@ int Fabric::read_cq(const Done& done) {
       if (!recv && options_.inject_error > 0 && uniform() < options_.inject_error) {
         held_done_.push_back({entries[i].op_context, false,
                               "injected error completion (GSHMEM_FABRIC_INJECT=error)", 0});
-      } else if (hold || !done) {
-        held_done_.push_back({entries[i].op_context, true, "", hold ? now_ns() + jitter() : 0});
+      } else if (delay || !done) {
+        held_done_.push_back({entries[i].op_context, true, "", delay ? now_ns() + jitter() : 0});
       } else {
         done(entries[i].op_context, true, "");
         ++delivered;

@@ -129,7 +129,7 @@ class Fabric {
 
  private:
   struct Held {
-    std::function<int()> post;  // returns 0 or -FI_EAGAIN
+    std::function<int()> post;  // returns 0 or a negative fi_errno, as post()'s operation
     uint64_t not_before;
     const char* what;
     int pe;
@@ -151,6 +151,7 @@ class Fabric {
       hold(std::function<int()>(std::forward<Op>(op)), what, pe);
       return;
     }
+    // The provider is out of resources: make progress (completions are kept for later).
     while (!attempt(op, what, pe)) read_cq(nullptr);
   }
   void hold(std::function<int()> op, const char* what, int pe);

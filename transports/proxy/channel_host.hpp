@@ -32,7 +32,8 @@ class ChannelHost {
   uint64_t ticket() const { return tail_; }
   // A ticket's slot, and the return slot it shares with later tickets, stay out of the producers'
   // reach while its producer waits for a return: from hold(t) (the command is taken, its return
-  // comes later) or give_return(t) until the producer has read the return.
+  // comes later) or give_return(t) until the producer has read the return. Both are called for
+  // the ticket being executed (before pop()) or one taken and still held.
   void hold(uint64_t ticket);
   // Completes ticket t for the producer waiting on it, with a fetched value.
   void give_return(uint64_t ticket, uint64_t value);

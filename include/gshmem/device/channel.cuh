@@ -17,7 +17,7 @@
 // atomics, once the data or result is in place; for quiet, once everything issued before it is
 // complete at its target. Return slots live with the ring (pinned host memory for GPUs), so a
 // GPU thread and a CPU thread wait the same way; the proxy keeps a slot's ticket counted as
-// unconsumed until its return is written, so a later lap can never reuse it early.
+// unconsumed until its producer has read the return, so a later lap can never reuse it early.
 #pragma once
 
 #include "gshmem/device/amo_op.cuh"
@@ -78,7 +78,7 @@ struct ChannelDevice {
   Return* returns;             // one per ring slot
   uint64_t mask;               // capacity - 1 (capacity is a power of two)
   uint64_t* head;              // next ticket
-  const uint64_t* consumed;    // tickets the proxy has taken out of the ring
+  const uint64_t* consumed;    // slots before this ticket are free to reuse (taken, not held)
   const uint64_t* quiet_done;  // every ticket below this one is complete at its target
 };
 
