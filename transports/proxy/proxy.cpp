@@ -263,10 +263,6 @@ void Proxy::answer(Request* r, uint64_t value) {
   r->returns = false;
 }
 
-void Proxy::release_slots() {
-  channel_.release_taken();
-}
-
 // ---- Requests -------------------------------------------------------------------------------
 
 void Proxy::finish_op(Request* r) {
@@ -562,7 +558,7 @@ bool Proxy::step(bool post_only) {
     ++work;
   }
   if (!post_only) work += drive();
-  release_slots();
+  channel_.release_taken();
   return work > 0;
 }
 

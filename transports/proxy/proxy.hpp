@@ -129,7 +129,6 @@ class Proxy {
   void reject(const Message* m, const char* why);  // drops a message not from the job
   void before_issue(int pe);
   void answer(Request* r, uint64_t value);  // completes the producer's wait
-  void release_slots();
   bool registered(const void* p, uint64_t bytes) const;
 
   Fabric* fabric_ = nullptr;
