@@ -22,7 +22,7 @@ std::vector<std::pair<Algo, Proto>> candidates(Coll coll, const TeamShape& s) {
   if (s.n < 2) return out;
   for (int i = 1; i < kNumAlgos; ++i) {
     const Algo a = Algo(i);
-    if (!applicable(coll, a, s)) continue;
+    if (!applicable(coll, a, s) || duplicate_schedule(coll, a, s)) continue;
     out.emplace_back(a, Proto::Simple);
     if (ll_applicable(coll, a, s)) out.emplace_back(a, Proto::LL);
   }

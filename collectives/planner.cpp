@@ -303,6 +303,10 @@ bool applicable(Coll coll, Algo algo, const TeamShape& s) {
   }
 }
 
+bool duplicate_schedule(Coll coll, Algo algo, const TeamShape& s) {
+  return algo == Algo::Tree && s.n == 2 && (coll == Coll::Broadcast || coll == Coll::Reduce);
+}
+
 bool ll_applicable(Coll coll, Algo algo, const TeamShape& s) {
   return algo == Algo::Direct && ll_implements(coll) && applicable(coll, algo, s) && s.nodes == 1 &&
          s.n <= kLLMaxMembers;
@@ -418,7 +422,7 @@ Plan make_plan(Coll coll, const TeamShape& s, uint64_t bytes, const Overrides& o
   std::vector<std::pair<Algo, Proto>> cands;
   for (int i = 1; i < kNumAlgos; ++i) {
     const Algo a = Algo(i);
-    if (want != Algo::Auto && a != want) continue;
+    if (want != Algo::Auto ? a != want : duplicate_schedule(coll, a, s)) continue;
     for (Proto pr : {Proto::Simple, Proto::LL}) {
       if (pr == Proto::LL ? may_ll : may_simple) cands.emplace_back(a, pr);
     }

@@ -105,6 +105,10 @@ bool parse_algo_setting(std::string_view text, Overrides* o, std::string* why);
 
 // Whether algo can run coll on the shape.
 bool applicable(Coll coll, Algo algo, const TeamShape& s);
+// Whether algo runs coll on the shape with another candidate's schedule (a tree of two PEs is one
+// edge: its broadcast and reduce are the ring's, the same chunks over the same link). The planner,
+// the calibration and the live choices offer the other one alone; forcing algo still runs it.
+bool duplicate_schedule(Coll coll, Algo algo, const TeamShape& s);
 // Whether the LL protocol can carry coll with algo on the shape: the direct algorithm, one node,
 // at most kLLMaxMembers PEs.
 bool ll_applicable(Coll coll, Algo algo, const TeamShape& s);

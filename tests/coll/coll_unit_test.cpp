@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "collectives/adapt.hpp"
+#include "collectives/calibrate.hpp"
 #include "collectives/calibration.hpp"
 #include "collectives/host_reducer.hpp"
 #include "collectives/planner.hpp"
@@ -491,6 +492,49 @@ TEST(Calibration, MeasuredTimesDecideThePlan) {
   EXPECT_DOUBLE_EQ(gc::link_cost(gc::LinkClass::HostMemory).alpha_us,
                    gc::default_link_cost(gc::LinkClass::HostMemory).alpha_us);
   EXPECT_FALSE(gc::make_plan(gc::Coll::AllReduce, two, 1024, none).measured);
+}
+
+// A tree of two PEs is one edge: its broadcast and reduce are the ring's schedule, so neither the
+// planner (with a table or the model) nor the calibration offers it; forced, it still runs.
+TEST(Calibration, TwoPeTreeIsTheRing) {
+  gc::TeamShape two = shape(2, 1, gc::LinkClass::HostMemory, gc::LinkClass::Tcp, false);
+  gc::TeamShape four = shape(4, 1, gc::LinkClass::HostMemory, gc::LinkClass::Tcp, false);
+  auto has_tree = [](const std::vector<std::pair<gc::Algo, gc::Proto>>& c) {
+    for (const auto& [a, pr] : c) {
+      if (a == gc::Algo::Tree) return true;
+    }
+    return false;
+  };
+  EXPECT_FALSE(has_tree(gc::candidates(gc::Coll::Broadcast, two)));
+  EXPECT_FALSE(has_tree(gc::candidates(gc::Coll::Reduce, two)));
+  EXPECT_TRUE(has_tree(gc::candidates(gc::Coll::AllReduce, two)));  // up and down: not the ring's
+  EXPECT_TRUE(has_tree(gc::candidates(gc::Coll::Broadcast, four)));
+  auto cal = std::make_unique<gc::Calibration>();
+  cal->origin = "test";
+  gc::CalTable t{gc::shape_key(two), {}};
+  // An old file's tree curve, the faster: never chosen at two PEs.
+  t.curves.push_back(
+      {gc::Coll::Broadcast, gc::Algo::Tree, gc::Proto::Simple, {{8, 1}, {1u << 20, 10}}});
+  t.curves.push_back(
+      {gc::Coll::Broadcast, gc::Algo::Ring, gc::Proto::Simple, {{8, 2}, {1u << 20, 20}}});
+  cal->tables.push_back(t);
+  gc::install_calibration(std::move(cal));
+  gc::Overrides none, tree;
+  std::string why;
+  ASSERT_TRUE(gc::parse_algo_setting("broadcast:tree", &tree, &why));
+  for (uint64_t bytes : {uint64_t(8), uint64_t(1) << 20}) {
+    const gc::Plan p = gc::make_plan(gc::Coll::Broadcast, two, bytes, none);
+    EXPECT_TRUE(p.measured);
+    EXPECT_EQ(p.algo, gc::Algo::Ring) << bytes;
+    EXPECT_EQ(gc::make_plan(gc::Coll::Broadcast, two, bytes, tree).algo, gc::Algo::Tree);
+  }
+  gc::install_calibration(nullptr);
+  gc::Overrides model;
+  model.use_calibration = false;
+  for (uint64_t bytes = 8; bytes <= (uint64_t(1) << 30); bytes *= 8) {
+    EXPECT_NE(gc::make_plan(gc::Coll::Broadcast, two, bytes, model).algo, gc::Algo::Tree);
+    EXPECT_NE(gc::make_plan(gc::Coll::Reduce, two, bytes, model).algo, gc::Algo::Tree);
+  }
 }
 
 // Each calibration job is a run of the table: runs survive the file, the newest kKeptRuns are

@@ -46,16 +46,20 @@ GSHMEM_HD void tree_run(const Workspace& ws, const Peers& P, const R& r, size_t 
   char* dst = static_cast<char*>(a.dst);
   if (P.n == 1) return copy<G>(dst + cr.lo * es, src + cr.lo * es, cr.size() * es);
   const TreeNode t = tree_node(P, root, mirror);
-  // Receive regions: 0 and 1 from the children (up), 2 from the parent (down).
-  const PushLayout L = push_layout(ws, 3);
+  // Receive regions, only those the call uses (a region's share of the pool bounds the chunk):
+  // 0 and 1 from the children (up; one child at most in a tree of two), then one from the parent
+  // (down). A broadcast alone has the whole pool for its one region, as the ring's broadcast does.
+  const int up_regions = up ? (P.n > 2 ? 2 : 1) : 0;
+  const int down_in = up_regions;
+  const PushLayout L = push_layout(ws, up_regions + (down ? 1 : 0));
   const uint64_t E = chunk_elems(ws, L, es);
   const uint64_t steps = ceil_div(cr.size(), E);
   // Every link makes one step per chunk, so they share the chunk count `step` and each is made
-  // when used: from child c into region c, to a child into its region 2, to the parent into
-  // region `side` there, from the parent into region 2.
+  // when used: from child c into region c, to a child into its region down_in, to the parent
+  // into region `side` there, from the parent into region down_in.
   uint32_t step = 0;
   auto from_child = [&](int c) { return Link{P.member(t.kid(c)), c, step, uint32_t(steps)}; };
-  auto to_child = [&](int c) { return Link{P.member(t.kid(c)), 2, step, uint32_t(steps)}; };
+  auto to_child = [&](int c) { return Link{P.member(t.kid(c)), down_in, step, uint32_t(steps)}; };
   auto parent = [&](int in) { return Link{P.member(t.parent), in, step, uint32_t(steps)}; };
   const int nkids = (t.child[0] >= 0) + (t.child[1] >= 0);  // child 1 only with child 0
   guard_all<G>(ws);
@@ -64,7 +68,7 @@ GSHMEM_HD void tree_run(const Workspace& ws, const Peers& P, const R& r, size_t 
     recv_grant<G>(ws, ch, l, steps);
   }
   if (t.parent >= 0 && down) {
-    Link l = parent(2);
+    Link l = parent(down_in);
     recv_grant<G>(ws, ch, l, steps);
   }
   for (uint64_t base = cr.lo; base < cr.hi; base += E, ++step) {
@@ -93,7 +97,7 @@ GSHMEM_HD void tree_run(const Workspace& ws, const Peers& P, const R& r, size_t 
     }
     if (down) {
       const char* data = up ? dst + base * es : mine;  // at the root
-      Link from_parent = parent(2);
+      Link from_parent = parent(down_in);
       if (t.parent >= 0) data = recv_wait<G>(ws, L, ch, from_parent);
       for (int c = 0; c < nkids; ++c) {
         Link l = to_child(c);
