@@ -34,7 +34,37 @@ double mean(const std::vector<double>& v) {
   return sum / double(v.size());
 }
 
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  const size_t n = v.size();
+  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
 }  // namespace
+
+CalCurve CalTable::repaired(const CalCurve& cv) const {
+  std::vector<const CalCurve*> all;
+  for (int r = 0; r < runs; ++r) {
+    if (const CalCurve* c = find(cv.coll, cv.algo, cv.proto, r)) all.push_back(c);
+  }
+  const size_t n = cv.points.size();
+  if (all.size() < 3 || n < 2) return cv;
+  // Each point's time over the median of the runs' times at its size, and that median.
+  std::vector<double> q(n), med(n);
+  std::vector<double> at;
+  for (size_t i = 0; i < n; ++i) {
+    at.clear();
+    for (const CalCurve* c : all) at.push_back(interpolate(*c, cv.points[i].first));
+    med[i] = median(at);
+    q[i] = med[i] > 0 ? cv.points[i].second / med[i] : 1;
+  }
+  CalCurve out = cv;
+  for (size_t i = 0; i < n; ++i) {
+    const double g = std::max(i > 0 ? q[i - 1] : 0.0, i + 1 < n ? q[i + 1] : 0.0);
+    if (q[i] > kGlitch && q[i] > kGlitch * g) out.points[i].second = med[i] * g;
+  }
+  return out;
+}
 
 double CalTable::mean_us(Coll coll, Algo algo, Proto proto, uint64_t bytes) const {
   std::vector<double> t;
@@ -53,7 +83,7 @@ int CalTable::choose(Coll coll, const std::vector<std::pair<Algo, Proto>>& cands
     for (size_t c = 0; c < nc; ++c) {
       const CalCurve* cv = find(coll, cands[c].first, cands[c].second, r);
       if (!cv) continue;
-      const double t = interpolate(*cv, bytes);
+      const double t = interpolate(repaired(*cv), bytes);
       times[size_t(r) * nc + c] = t;
       if (least[size_t(r)] < 0 || t < least[size_t(r)]) least[size_t(r)] = t;
     }

@@ -22,7 +22,9 @@
 // point can be 5-13x slower in one job alone, in every repeat of its sweep (measured, 2 PEs,
 // AllReduce 1 MiB: direct 48 and 40 us in two runs and 656 us in a third, 7.6x that run's
 // fastest, its 512 KiB point as in the others; at 1-2 MiB every candidate had such a point in
-// some run), and with three runs that one point would outweigh every other run.
+// some run), and with three runs that one point would outweigh every other run. With three runs
+// or more, such a point is first brought to its run's level at the neighbouring sizes
+// (CalTable::repaired); the cap bounds what that leaves.
 #pragma once
 
 #include <cstdint>
@@ -51,6 +53,9 @@ inline constexpr int kKeptRuns = 4;
 inline constexpr int kMaxRuns = 16;
 // The most one run's loss counts in the planner's choice (see above).
 inline constexpr double kLossCap = 3.0;
+// A point of one run this much slower than the runs' median at its size, and than its
+// neighbouring sizes in the same run are against theirs, is a glitch (CalTable::repaired).
+inline constexpr double kGlitch = 1.5;
 
 // Every curve measured on one team shape (shape_key), in runs 0 .. runs-1 (curves in run order).
 struct CalTable {
@@ -68,6 +73,14 @@ struct CalTable {
   // run's at most kLossCap times that run's least (the time the plan predicts).
   int choose(Coll coll, const std::vector<std::pair<Algo, Proto>>& cands, uint64_t bytes,
              double* us) const;
+  // The curve as the choice counts it. A machine state slows a run's neighbouring sizes alike;
+  // a point slower than the runs' median by more than kGlitch while its neighbours in the same
+  // run are not (by kGlitch against their own ratio) is a glitch of that moment (measured, 4
+  // PEs on two virtual nodes, AllGather 32 MiB by ring: 21.4, 20.3 and 47.6 ms in three runs,
+  // 1.12 and 1.07 times the median at 16 and 64 MiB in the third; that one point made the plan
+  // choose a candidate 26% slower in the check jobs). Such a point takes its run's level from its
+  // neighbours: the median times the larger neighbour's ratio. With fewer than 3 runs, as it is.
+  CalCurve repaired(const CalCurve& cv) const;
   // Adds `job`'s curves (one calibration job) as the newest run. fresh: first forgets the
   // earlier runs' curves of the collectives `job` measured. The newest `keep` runs stay, and no
   // run is left without curves.

@@ -599,16 +599,20 @@ TEST(Calibration, RunsRoundTripAndKeepTheNewest) {
 // one point far slower in one job alone does not outweigh the other runs.
 TEST(Calibration, ChoiceLosesLeastOverRuns) {
   gc::TeamShape four = shape(1, 4, gc::LinkClass::HostMemory, gc::LinkClass::Tcp, false);
-  auto job = [&](double direct_us, double direct2_us) {
+  // 512 KiB takes half the 1 MiB time, unless direct_half says otherwise: a machine state slows
+  // both sizes alike.
+  auto job = [&](double direct_us, double direct2_us, double direct_half = -1) {
     gc::CalTable t{gc::shape_key(four), {}};
     t.curves.push_back({gc::Coll::AllReduce,
                         gc::Algo::Direct,
                         gc::Proto::Simple,
-                        {{8, 100}, {1u << 20, direct_us}}});
+                        {{8, 100},
+                         {1u << 19, direct_half < 0 ? direct_us / 2 : direct_half},
+                         {1u << 20, direct_us}}});
     t.curves.push_back({gc::Coll::AllReduce,
                         gc::Algo::Direct2,
                         gc::Proto::Simple,
-                        {{8, 100}, {1u << 20, direct2_us}}});
+                        {{8, 100}, {1u << 19, direct2_us / 2}, {1u << 20, direct2_us}}});
     return t;
   };
   const std::vector<std::pair<gc::Algo, gc::Proto>> cands = {
@@ -632,16 +636,47 @@ TEST(Calibration, ChoiceLosesLeastOverRuns) {
   four_jobs.add_run(job(15, 48));
   EXPECT_EQ(four_jobs.choose(gc::Coll::AllReduce, cands, 1u << 20, &us), 0);
   EXPECT_DOUBLE_EQ(us, 15);
-  // A loss counts at most kLossCap. Recorded at 2 PEs, AllReduce 1 MiB: direct 48 and 40 us in two
-  // jobs, 656 us in a third (7.6x that job's fastest); direct2 2.1-2.3x slower in the first two.
-  // Direct loses 1, 3 (not 7.6), 1 against direct2's 2.1, 1, 2.3: direct. Uncapped (3.2 against
-  // 1.8), that one job would make the choice direct2. Its predicted time counts that job's time at
-  // most kLossCap times the job's fastest too.
+  // A loss counts at most kLossCap. Direct 48 and 40 us in two jobs, 656 us in a third (7.6x that
+  // job's fastest), its 512 KiB point as slow; direct2 2.1-2.3x slower in the first two. Direct
+  // loses 1, 3 (not 7.6), 1 against direct2's 2.1, 1, 2.3: direct. Uncapped (3.2 against 1.8),
+  // that one job would make the choice direct2. Its predicted time counts that job's time at most
+  // kLossCap times the job's fastest too.
   gc::CalTable spiked = job(48, 100);
   spiked.add_run(job(656, 86));
   spiked.add_run(job(40, 90));
   EXPECT_EQ(spiked.choose(gc::Coll::AllReduce, cands, 1u << 20, &us), 0);
   EXPECT_DOUBLE_EQ(us, (48 + 3 * 86 + 40) / 3.0);
+  // As recorded (2 PEs, AllReduce 1 MiB), the 512 KiB point of that job was as in the others: a
+  // glitch of the 1 MiB point alone, which takes the job's level at 512 KiB (the median, 48 us).
+  gc::CalTable glitch = job(48, 100);
+  glitch.add_run(job(656, 86, 24));
+  glitch.add_run(job(40, 90));
+  EXPECT_EQ(glitch.choose(gc::Coll::AllReduce, cands, 1u << 20, &us), 0);
+  EXPECT_DOUBLE_EQ(us, (48 + 48 + 40) / 3.0);
+  EXPECT_DOUBLE_EQ(
+      glitch.repaired(*glitch.find(gc::Coll::AllReduce, gc::Algo::Direct, gc::Proto::Simple, 1))
+          .points[2]
+          .second,
+      48);
+  // With two runs there is no median to go by: as measured.
+  gc::CalTable two_runs = job(48, 100);
+  two_runs.add_run(job(656, 86, 24));
+  EXPECT_DOUBLE_EQ(
+      two_runs.repaired(*two_runs.find(gc::Coll::AllReduce, gc::Algo::Direct, gc::Proto::Simple, 1))
+          .points[2]
+          .second,
+      656);
+  // A glitch that only a glitch of the point beside it would explain is left as measured: a
+  // point is repaired only when it is kGlitch slower than its neighbours are, relative to theirs.
+  gc::CalTable slow_pair = job(48, 100, 24);
+  slow_pair.add_run(job(656, 86, 300));
+  slow_pair.add_run(job(40, 90, 20));
+  EXPECT_DOUBLE_EQ(
+      slow_pair
+          .repaired(*slow_pair.find(gc::Coll::AllReduce, gc::Algo::Direct, gc::Proto::Simple, 1))
+          .points[2]
+          .second,
+      656);
   // A loss up to the cap counts in full: direct 3x slower in one job of two, direct2 2.8x slower
   // in the other: direct2 (a mean loss of 1.9 against 2.0). A cap under 2.8 would tie them.
   gc::CalTable state = job(100, 280);
