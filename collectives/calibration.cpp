@@ -42,28 +42,67 @@ double median(std::vector<double> v) {
 
 }  // namespace
 
-CalCurve CalTable::repaired(const CalCurve& cv) const {
-  std::vector<const CalCurve*> all;
-  for (int r = 0; r < runs; ++r) {
-    if (const CalCurve* c = find(cv.coll, cv.algo, cv.proto, r)) all.push_back(c);
-  }
-  const size_t n = cv.points.size();
-  if (all.size() < 3 || n < 2) return cv;
-  // Each point's time over the median of the runs' times at its size, and that median.
-  std::vector<double> q(n), med(n);
+namespace {
+
+// cv's point i over the median of the runs' times (`all`, the candidate's curve in each run) at
+// its size; *med and *least, when given: that median and the least of those times.
+double ratio_to_runs(const std::vector<const CalCurve*>& all, const CalCurve& cv, size_t i,
+                     double* med = nullptr, double* least = nullptr) {
   std::vector<double> at;
-  for (size_t i = 0; i < n; ++i) {
-    at.clear();
-    for (const CalCurve* c : all) at.push_back(interpolate(*c, cv.points[i].first));
-    med[i] = median(at);
-    q[i] = med[i] > 0 ? cv.points[i].second / med[i] : 1;
+  for (const CalCurve* c : all) at.push_back(interpolate(*c, cv.points[i].first));
+  const double m = median(at);
+  if (med) *med = m;
+  if (least) *least = *std::min_element(at.begin(), at.end());
+  return m > 0 ? cv.points[i].second / m : 1;
+}
+
+// cv's point i as CalTable::repaired counts it.
+double repaired_point(const std::vector<const CalCurve*>& all, const CalCurve& cv, size_t i) {
+  const double t = cv.points[i].second;
+  double med = 0, least = 0;
+  const double q = ratio_to_runs(all, cv, i, &med, &least);
+  if (q <= kGlitch) return t;
+  double g = 0;  // the larger neighbour's ratio
+  if (i > 0) g = std::max(g, ratio_to_runs(all, cv, i - 1));
+  if (i + 1 < cv.points.size()) g = std::max(g, ratio_to_runs(all, cv, i + 1));
+  if (q <= kGlitch * g) return t;
+  // Never below what some run measured at that size: a neighbour's fast moment is not evidence
+  // for a time nobody saw.
+  return std::max(med * g, least);
+}
+
+// cv's candidate's curve in each run of t that measured it.
+std::vector<const CalCurve*> runs_of(const CalTable& t, const CalCurve& cv) {
+  std::vector<const CalCurve*> all;
+  for (int r = 0; r < t.runs; ++r) {
+    if (const CalCurve* c = t.find(cv.coll, cv.algo, cv.proto, r)) all.push_back(c);
   }
+  return all;
+}
+
+}  // namespace
+
+CalCurve CalTable::repaired(const CalCurve& cv) const {
+  const std::vector<const CalCurve*> all = runs_of(*this, cv);
   CalCurve out = cv;
-  for (size_t i = 0; i < n; ++i) {
-    const double g = std::max(i > 0 ? q[i - 1] : 0.0, i + 1 < n ? q[i + 1] : 0.0);
-    if (q[i] > kGlitch && q[i] > kGlitch * g) out.points[i].second = med[i] * g;
-  }
+  if (all.size() < 3 || cv.points.size() < 2) return out;
+  for (size_t i = 0; i < cv.points.size(); ++i) out.points[i].second = repaired_point(all, cv, i);
   return out;
+}
+
+double CalTable::repaired_at(const CalCurve& cv, uint64_t bytes) const {
+  const auto& p = cv.points;
+  const std::vector<const CalCurve*> all = runs_of(*this, cv);
+  if (all.size() < 3 || p.size() < 2) return interpolate(cv, bytes);
+  // Only the points interpolate() reads at `bytes`: the first at or below it, else the pair
+  // around it (the last two beyond the largest).
+  if (bytes <= p.front().first) return repaired_point(all, cv, 0);
+  size_t hi = 1;
+  while (hi + 1 < p.size() && p[hi].first < bytes) ++hi;
+  CalCurve two{cv.coll, cv.algo, cv.proto, {}, cv.run};
+  two.points = {{p[hi - 1].first, repaired_point(all, cv, hi - 1)},
+                {p[hi].first, repaired_point(all, cv, hi)}};
+  return interpolate(two, bytes);
 }
 
 double CalTable::mean_us(Coll coll, Algo algo, Proto proto, uint64_t bytes) const {
@@ -83,7 +122,7 @@ int CalTable::choose(Coll coll, const std::vector<std::pair<Algo, Proto>>& cands
     for (size_t c = 0; c < nc; ++c) {
       const CalCurve* cv = find(coll, cands[c].first, cands[c].second, r);
       if (!cv) continue;
-      const double t = interpolate(repaired(*cv), bytes);
+      const double t = repaired_at(*cv, bytes);
       times[size_t(r) * nc + c] = t;
       if (least[size_t(r)] < 0 || t < least[size_t(r)]) least[size_t(r)] = t;
     }

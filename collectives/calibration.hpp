@@ -80,7 +80,10 @@ struct CalTable {
   // 1.12 and 1.07 times the median at 16 and 64 MiB in the third; that one point made the plan
   // choose a candidate 26% slower in the check jobs). Such a point takes its run's level from its
   // neighbours: the median times the larger neighbour's ratio. With fewer than 3 runs, as it is.
+  // The repaired time is never below the least the runs measured at that size.
   CalCurve repaired(const CalCurve& cv) const;
+  // interpolate(repaired(cv), bytes), repairing only the points it reads (a plan's cost).
+  double repaired_at(const CalCurve& cv, uint64_t bytes) const;
   // Adds `job`'s curves (one calibration job) as the newest run. fresh: first forgets the
   // earlier runs' curves of the collectives `job` measured. The newest `keep` runs stay, and no
   // run is left without curves.

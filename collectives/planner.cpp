@@ -635,7 +635,7 @@ int print_plan(std::string_view spec, FILE* out) {
                  "chunk", "time(us)", "busbw");
     std::vector<Algo> cands;
     for (int i = 1; i < kNumAlgos; ++i) {
-      if (applicable(c, Algo(i), s)) cands.push_back(Algo(i));
+      if (applicable(c, Algo(i), s) && !duplicate_schedule(c, Algo(i), s)) cands.push_back(Algo(i));
     }
     const bool ll = ll_applicable(c, Algo::Direct, s);
     for (Algo a : cands) std::fprintf(out, " %10s", algo_name(a));

@@ -658,6 +658,39 @@ TEST(Calibration, ChoiceLosesLeastOverRuns) {
           .points[2]
           .second,
       48);
+  // The plan's lookup repairs only the points it reads, to the same result, between sizes too.
+  for (uint64_t b : {uint64_t(8), uint64_t(3) << 18, uint64_t(1) << 20, uint64_t(3) << 20}) {
+    const gc::CalCurve& cv =
+        *glitch.find(gc::Coll::AllReduce, gc::Algo::Direct, gc::Proto::Simple, 1);
+    EXPECT_DOUBLE_EQ(glitch.repaired_at(cv, b), gc::interpolate(glitch.repaired(cv), b)) << b;
+  }
+  // Never below what a run measured at that size: X's last point is 1.6x the median in a run
+  // whose one neighbour (a fast moment, 0.4x) would put it at 8 us, under every run's 20-32 us.
+  gc::CalTable edge{gc::shape_key(four), {}};
+  for (int r = 0; r < 3; ++r) {
+    gc::CalTable j{gc::shape_key(four), {}};
+    j.curves.push_back({gc::Coll::AllGather,
+                        gc::Algo::Ring,
+                        gc::Proto::Simple,
+                        {{1u << 25, r < 2 ? 10.0 : 4.0}, {1u << 26, r < 2 ? 20.0 : 32.0}}});
+    j.curves.push_back({gc::Coll::AllGather,
+                        gc::Algo::RecDbl,
+                        gc::Proto::Simple,
+                        {{1u << 25, 9.5}, {1u << 26, 19.0}}});
+    if (r == 0) {
+      edge = j;
+    } else {
+      edge.add_run(j);
+    }
+  }
+  EXPECT_DOUBLE_EQ(
+      edge.repaired(*edge.find(gc::Coll::AllGather, gc::Algo::Ring, gc::Proto::Simple, 2))
+          .points[1]
+          .second,
+      20);
+  const std::vector<std::pair<gc::Algo, gc::Proto>> gather = {
+      {gc::Algo::Ring, gc::Proto::Simple}, {gc::Algo::RecDbl, gc::Proto::Simple}};
+  EXPECT_EQ(edge.choose(gc::Coll::AllGather, gather, 1u << 26, &us), 1);  // faster in every run
   // With two runs there is no median to go by: as measured.
   gc::CalTable two_runs = job(48, 100);
   two_runs.add_run(job(656, 86, 24));
