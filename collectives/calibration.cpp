@@ -40,10 +40,6 @@ double median(std::vector<double> v) {
   return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
-}  // namespace
-
-namespace {
-
 // cv's point i over the median of the runs' times (`all`, the candidate's curve in each run) at
 // its size; *med and *least, when given: that median and the least of those times.
 double ratio_to_runs(const std::vector<const CalCurve*>& all, const CalCurve& cv, size_t i,
