@@ -78,6 +78,8 @@ std::string team_name(int team) {
       return "SHARED";
     case GSHMEM_TEAM_NODE:
       return "NODE";
+    case GSHMEM_TEAM_SAME_MYPE_NODE:
+      return "SAME_MYPE_NODE";
     default:
       return "team " + std::to_string(team);
   }

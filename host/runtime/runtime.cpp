@@ -90,7 +90,7 @@ Runtime::Runtime(const gshmemx_init_attr_t* attr) {
     build_device_context();
     if (ready_) publish();
   });
-  teams_->init_predefined(boot_->rank(), shared_pes(), mesh_->local_pes());
+  teams_->init_predefined(boot_->rank(), shared_pes(), mesh_->local_pes(), same_index_pes());
   boot_->barrier("gshmem_init");
   ready_ = true;
   publish();
@@ -120,6 +120,20 @@ std::vector<int> Runtime::shared_pes() {
     }
   }
   return local;
+}
+
+// TEAM_SAME_MYPE_NODE: the PEs whose index on their node is this PE's, one per node that has as
+// many PEs (NVSHMEM's team of the same name, for hierarchical algorithms across nodes).
+std::vector<int> Runtime::same_index_pes() {
+  const std::vector<int>& local = mesh_->local_pes();
+  const int mine = int(std::find(local.begin(), local.end(), boot_->rank()) - local.begin());
+  std::vector<int> index(size_t(boot_->size()));
+  boot_->allgather(&mine, index.data(), sizeof mine, "gshmem_init (same-index team)");
+  std::vector<int> members;
+  for (int pe = 0; pe < boot_->size(); ++pe) {
+    if (index[size_t(pe)] == mine) members.push_back(pe);
+  }
+  return members;
 }
 
 // Static data is symmetric only if every PE runs the same program: same segment size. Otherwise

@@ -10,7 +10,8 @@ namespace gshmem {
 namespace {
 
 bool is_predefined(gshmem_team_t t) {
-  return t == GSHMEM_TEAM_WORLD || t == GSHMEM_TEAM_SHARED || t == GSHMEM_TEAM_NODE;
+  return t == GSHMEM_TEAM_WORLD || t == GSHMEM_TEAM_SHARED || t == GSHMEM_TEAM_NODE ||
+         t == GSHMEM_TEAM_SAME_MYPE_NODE;
 }
 
 }  // namespace
@@ -67,13 +68,14 @@ void Teams::mirror(gshmem_team_t slot) {
   mirror_table_[size_t(slot)] = t;
 }
 
-void Teams::init_predefined(int my_pe, const std::vector<int>& shared,
-                            const std::vector<int>& node) {
+void Teams::init_predefined(int my_pe, const std::vector<int>& shared, const std::vector<int>& node,
+                            const std::vector<int>& same_index) {
   std::vector<int32_t> world(static_cast<size_t>(ctx_.n_pes));
   for (int32_t i = 0; i < ctx_.n_pes; ++i) world[size_t(i)] = i;
   set(GSHMEM_TEAM_WORLD, world, my_pe);
   set(GSHMEM_TEAM_SHARED, {shared.begin(), shared.end()}, my_pe);
   set(GSHMEM_TEAM_NODE, {node.begin(), node.end()}, my_pe);
+  set(GSHMEM_TEAM_SAME_MYPE_NODE, {same_index.begin(), same_index.end()}, my_pe);
 }
 
 const TeamInfo* Teams::find(gshmem_team_t team) const {

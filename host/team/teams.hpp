@@ -31,9 +31,11 @@ class Teams {
   Teams(const DeviceContext& ctx, SymmetricHeap& heap, int n_pes, const TeamCalls& calls,
         uint64_t coll_area_bytes = 0, uint64_t coll_pool_bytes = 0);
 
-  // WORLD, SHARED (peers whose heap is mapped here) and NODE (same node). Call once the context
-  // that refers to table() is live; needs no communication.
-  void init_predefined(int my_pe, const std::vector<int>& shared, const std::vector<int>& node);
+  // WORLD, SHARED (peers whose heap is mapped here), NODE (same node) and SAME_MYPE_NODE (the
+  // PEs with this PE's index on their node). Call once the context that refers to table() is
+  // live; needs no communication.
+  void init_predefined(int my_pe, const std::vector<int>& shared, const std::vector<int>& node,
+                       const std::vector<int>& same_index);
 
   const TeamInfo* table() const { return table_.data(); }
   // Keeps a copy of the table, with member lists, where kernels read it (pinned memory for a

@@ -43,6 +43,9 @@ typedef int32_t gshmem_team_t;
 #define GSHMEM_TEAM_WORLD ((gshmem_team_t)0)
 #define GSHMEM_TEAM_SHARED ((gshmem_team_t)1) /* PEs whose heaps are mapped here */
 #define GSHMEM_TEAM_NODE ((gshmem_team_t)2)   /* PEs on the same (virtual) node */
+/* One PE per node: those whose index on their node is this PE's (NVSHMEM's
+ * NVSHMEMX_TEAM_SAME_MYPE_NODE), in PE order. */
+#define GSHMEM_TEAM_SAME_MYPE_NODE ((gshmem_team_t)3)
 #define GSHMEM_MAX_TEAMS 64
 
 typedef struct {

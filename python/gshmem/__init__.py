@@ -29,7 +29,8 @@ from ._C import CapacityError
 
 __all__ = [
     "init", "finalize", "initialized", "my_pe", "n_pes", "device", "barrier_all", "sync_all",
-    "Team", "TEAM_WORLD", "TEAM_SHARED", "TEAM_NODE", "team_split_strided",
+    "Team", "TEAM_WORLD", "TEAM_SHARED", "TEAM_NODE", "TEAM_SAME_MYPE_NODE",
+    "team_split_strided",
     "empty", "zeros", "free", "is_symmetric",
     "put", "put_nbi", "get", "get_nbi", "put_signal", "put_signal_nbi", "signal_op",
     "signal_wait_until", "atomic_add", "atomic_fetch_add", "quiet", "fence",
@@ -198,7 +199,8 @@ def sync_all():
 
 class Team:
     """A team of PEs (a gshmem_team_t). TEAM_WORLD, TEAM_SHARED (PEs whose heaps this PE maps),
-    TEAM_NODE (PEs on this node) always exist; team_split_strided makes more."""
+    TEAM_NODE (PEs on this node) and TEAM_SAME_MYPE_NODE (one PE per node: those with this PE's
+    index on their node) always exist; team_split_strided makes more."""
 
     def __init__(self, handle, name=None):
         self.handle = int(handle)
@@ -221,7 +223,7 @@ class Team:
         _C.team_sync(self.handle)
 
     def destroy(self):
-        if self.handle > 2:
+        if self.handle > 3:  # the predefined teams live until finalize
             _C.team_destroy(self.handle)
         self.handle = -1
 
@@ -238,6 +240,7 @@ class Team:
 TEAM_WORLD = Team(0, "TEAM_WORLD")
 TEAM_SHARED = Team(1, "TEAM_SHARED")
 TEAM_NODE = Team(2, "TEAM_NODE")
+TEAM_SAME_MYPE_NODE = Team(3, "TEAM_SAME_MYPE_NODE")
 
 
 def _team(team, call):

@@ -83,6 +83,14 @@ TEST(Teams, Predefined) {
   for (int pe = first; pe < first + k && pe < n; ++pe) node.push_back(pe);
   EXPECT_EQ(mapped, node) << "with " << k << " PEs per node, PEs " << first << ".." << first + k - 1
                           << " are one node";
+  // SAME_MYPE_NODE: the PEs with this PE's index on their node, one per node, in PE order.
+  std::vector<int> same_index;
+  for (int pe = me % k; pe < n; pe += k) same_index.push_back(pe);
+  EXPECT_EQ(world_members(GSHMEM_TEAM_SAME_MYPE_NODE), same_index);
+  EXPECT_EQ(gshmem_team_my_pe(GSHMEM_TEAM_SAME_MYPE_NODE), me / k);
+  EXPECT_EQ(gshmem_team_translate_pe(GSHMEM_TEAM_SAME_MYPE_NODE, 0, GSHMEM_TEAM_NODE),
+            me < k ? me : -1)
+      << "its first member, PE " << me % k << ", is on node 0";
   // translate_pe between the predefined teams.
   for (int i = 0; i < gshmem_team_n_pes(GSHMEM_TEAM_NODE); ++i) {
     int w = gshmem_team_translate_pe(GSHMEM_TEAM_NODE, i, GSHMEM_TEAM_WORLD);
@@ -321,7 +329,7 @@ TEST(Teams, RunningOutOfSlots) {
     }
     made.push_back(team);
   }
-  EXPECT_EQ(int(made.size()), GSHMEM_MAX_TEAMS - 3) << "every slot but the predefined three";
+  EXPECT_EQ(int(made.size()), GSHMEM_MAX_TEAMS - 4) << "every slot but the predefined four";
   for (gshmem_team_t t : made) gshmem_team_destroy(t);
   gshmem_team_t team = GSHMEM_TEAM_INVALID;
   EXPECT_EQ(gshmem_team_split_strided(parent, 0, 1, np, nullptr, 0, &team), 0);
@@ -337,4 +345,9 @@ TEST(Teams, PredefinedCannotBeDestroyed) {
   EXPECT_NE(err.find("gshmem_team_destroy"), std::string::npos) << err;
   EXPECT_GT(gshmem_team_n_pes(GSHMEM_TEAM_NODE), 0);
   EXPECT_EQ(gshmem_barrier(GSHMEM_TEAM_NODE), 0);
+  testing::internal::CaptureStderr();
+  gshmem_team_destroy(GSHMEM_TEAM_SAME_MYPE_NODE);
+  err = testing::internal::GetCapturedStderr();
+  EXPECT_NE(err.find("gshmem_team_destroy"), std::string::npos) << err;
+  EXPECT_GT(gshmem_team_n_pes(GSHMEM_TEAM_SAME_MYPE_NODE), 0);
 }
