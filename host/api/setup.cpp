@@ -4,6 +4,8 @@
 
 #include <cstdio>
 #include <cstring>
+#include <iterator>
+#include <map>
 #include <memory>
 #include <mutex>
 
@@ -22,6 +24,9 @@ namespace {
 
 std::unique_ptr<Runtime> g_owner;
 std::once_flag g_exit_hook;
+// gshmemx_buffer_register's ranges: start -> end.
+std::mutex g_buffers_mutex;
+std::map<uintptr_t, uintptr_t> g_buffers;
 
 // A program that returns from main without gshmem_finalize gets it implicitly when it exits with
 // status 0 (OpenSHMEM programs written for start_pes never call it). A non-zero exit is a
@@ -291,6 +296,36 @@ int gshmem_team_translate_pe(gshmem_team_t src_team, int src_pe, gshmem_team_t d
 
 void gshmem_team_destroy(gshmem_team_t team) {
   if (Runtime* rt = rt_or_report("gshmem_team_destroy")) rt->teams().destroy(team);
+}
+
+int gshmemx_buffer_register(void* addr, size_t length) {
+  const char* why = !addr ? "addr is NULL" : length == 0 ? "length is 0" : nullptr;
+  const auto lo = reinterpret_cast<uintptr_t>(addr);
+  if (!why && lo + length < lo) why = "the range runs past the end of the address space";
+  std::lock_guard<std::mutex> lock(g_buffers_mutex);
+  if (!why) {
+    auto next = g_buffers.lower_bound(lo);  // the first range starting at or after addr
+    if ((next != g_buffers.end() && next->first < lo + length) ||
+        (next != g_buffers.begin() && std::prev(next)->second > lo)) {
+      why = "the range overlaps a registered one";
+    }
+  }
+  if (why) {
+    gshmem::log::error("gshmemx_buffer_register(addr=%p, length=%zu): %s", addr, length, why);
+    return GSHMEM_ERROR_INVALID_ARGUMENT;
+  }
+  g_buffers.emplace(lo, lo + length);
+  return GSHMEM_SUCCESS;
+}
+
+int gshmemx_buffer_unregister(void* addr) {
+  std::lock_guard<std::mutex> lock(g_buffers_mutex);
+  return g_buffers.erase(reinterpret_cast<uintptr_t>(addr)) ? GSHMEM_SUCCESS : 1;
+}
+
+void gshmemx_buffer_unregister_all(void) {
+  std::lock_guard<std::mutex> lock(g_buffers_mutex);
+  g_buffers.clear();
 }
 
 }  // extern "C"

@@ -42,6 +42,15 @@ int gshmem_my_pe(void);
 int gshmem_n_pes(void);
 /* Address of dest's copy on pe when it is mapped here (load/store works), else NULL. */
 void* gshmem_ptr(const void* dest, int pe);
+/* Local buffers need no registration here: RMA from and into any memory this process reaches
+ * works (the network path stages through registered memory where the provider needs it). These
+ * record a range for programs written for NVSHMEM (nvshmemx_buffer_register): register checks the
+ * arguments (addr not NULL, length > 0, no overlap with a registered range) and returns 0, else
+ * GSHMEM_ERROR_INVALID_ARGUMENT with a message; unregister takes the address register got and
+ * returns 1 for one it did not; unregister_all forgets every range. Not collective. */
+int gshmemx_buffer_register(void* addr, size_t length);
+int gshmemx_buffer_unregister(void* addr);
+void gshmemx_buffer_unregister_all(void);
 void gshmem_info_get_version(int* major, int* minor);
 void gshmem_info_get_name(char* name);
 /* Ends every PE of the job; the job's exit status is `status`. */

@@ -25,6 +25,19 @@ int main() {
   int major = 0, minor = -1;
   nvshmem_info_get_version(&major, &minor);
   CHECK(major == NVSHMEM_MAJOR_VERSION && minor == NVSHMEM_MINOR_VERSION);
+  // As NVSHMEM: the OpenSHMEM level (1.3) there, the NVSHMEM release in the vendor numbers.
+  static_assert(NVSHMEM_MAJOR_VERSION == 1 && NVSHMEM_MINOR_VERSION == 3, "the spec level");
+  static_assert(NVSHMEM_VENDOR_MAJOR_VERSION >= 3 && NVSHMEM_VENDOR_VERSION >= 30000,
+                "the NVSHMEM API level");
+  int vmajor = 0, vminor = -1, vpatch = -1;
+  nvshmemx_vendor_get_version_info(&vmajor, &vminor, &vpatch);
+  CHECK(vmajor == NVSHMEM_VENDOR_MAJOR_VERSION && vminor == NVSHMEM_VENDOR_MINOR_VERSION &&
+        vpatch == NVSHMEM_VENDOR_PATCH_VERSION);
+  // NVSHMEM's enum type names.
+  nvshmemx_cmp_type_t cmp = NVSHMEM_CMP_GE;
+  nvshmemx_thread_support_t level = NVSHMEM_THREAD_MULTIPLE;
+  nvshmemx_init_status_t status = NVSHMEM_STATUS_IS_INITIALIZED;
+  CHECK(cmp == NVSHMEM_CMP_GE && level == provided && status == nvshmemx_init_status());
   char name[NVSHMEM_MAX_NAME_LEN];
   nvshmem_info_get_name(name);
   const int me = nvshmem_my_pe(), n = nvshmem_n_pes();
@@ -73,6 +86,32 @@ int main() {
     CHECK(nvshmem_team_sync(even) == 0);
     nvshmem_team_destroy(even);
   }
+  // The predefined team of the PEs with this PE's index on their node: one PE per node (this PE
+  // alone on one node; every PE where each is a node of its own, as with NVSHMEM_DISABLE_P2P).
+  const int per_node = nvshmem_team_n_pes(NVSHMEMX_TEAM_NODE);
+  CHECK(nvshmem_team_n_pes(NVSHMEMX_TEAM_SAME_MYPE_NODE) * per_node == n);
+  CHECK(nvshmem_team_my_pe(NVSHMEMX_TEAM_SAME_MYPE_NODE) == me / per_node);
+  CHECK(nvshmem_team_translate_pe(NVSHMEMX_TEAM_SAME_MYPE_NODE,
+                                  nvshmem_team_my_pe(NVSHMEMX_TEAM_SAME_MYPE_NODE),
+                                  NVSHMEM_TEAM_WORLD) == me);
+  CHECK(nvshmem_team_sync(NVSHMEMX_TEAM_SAME_MYPE_NODE) == 0);
+  void (*get_config)(nvshmem_team_t, nvshmem_team_config_t*) = nvshmem_team_get_config;
+  nvshmem_team_config_t got_cfg;
+  got_cfg.num_contexts = -1;
+  get_config(NVSHMEM_TEAM_WORLD, &got_cfg);
+  CHECK(got_cfg.num_contexts >= 0);
+  // Local buffers registered as NVSHMEM programs do (gshmem needs no registration).
+  alignas(64) static char local[4096];
+  CHECK(nvshmemx_buffer_register(local, sizeof local) == 0);
+  CHECK(nvshmemx_buffer_register(local + 100, 10) != 0);  // overlaps
+  CHECK(nvshmemx_buffer_register(nullptr, 10) != 0);
+  nvshmem_getmem(local, buf, 64 * sizeof(int), right);
+  CHECK(reinterpret_cast<int*>(local)[0] == me * 100);
+  CHECK(nvshmemx_buffer_unregister(local) == 0);
+  CHECK(nvshmemx_buffer_unregister(local) != 0);  // no longer registered
+  CHECK(nvshmemx_buffer_register(local, 16) == 0);
+  nvshmemx_buffer_unregister_all();
+  CHECK(nvshmemx_buffer_unregister(local) != 0);
   nvshmem_team_t x = NVSHMEM_TEAM_INVALID, y = NVSHMEM_TEAM_INVALID;
   CHECK(nvshmem_team_split_2d(NVSHMEM_TEAM_WORLD, 2, nullptr, 0, &x, nullptr, 0, &y) == 0);
   CHECK(nvshmem_team_my_pe(x) == me % 2 && nvshmem_team_my_pe(y) == me / 2);

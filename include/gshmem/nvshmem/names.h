@@ -51,13 +51,18 @@
 
 /* ---- Versions, limits ------------------------------------------------------------------------ */
 
-/* The NVSHMEM API level this table follows (programs test these to pick APIs). */
-#define NVSHMEM_MAJOR_VERSION 3
-#define NVSHMEM_MINOR_VERSION 0
-#define NVSHMEM_PATCH_VERSION 0
-#define NVSHMEM_VENDOR_MAJOR_VERSION GSHMEM_MAJOR_VERSION
-#define NVSHMEM_VENDOR_MINOR_VERSION GSHMEM_MINOR_VERSION
-#define NVSHMEM_VENDOR_PATCH_VERSION GSHMEM_PATCH_VERSION
+/* As in NVSHMEM: NVSHMEM_MAJOR/MINOR_VERSION are the OpenSHMEM specification level (1.3, what
+ * nvshmem_info_get_version reports), the VENDOR numbers the NVSHMEM release whose API this table
+ * follows (what programs test to pick APIs, e.g. NVSHMEM_VENDOR_MAJOR_VERSION >= 3). gshmem's own
+ * version is GSHMEM_MAJOR_VERSION etc. */
+#define NVSHMEM_MAJOR_VERSION 1
+#define NVSHMEM_MINOR_VERSION 3
+#define NVSHMEM_VENDOR_MAJOR_VERSION 3
+#define NVSHMEM_VENDOR_MINOR_VERSION 0
+#define NVSHMEM_VENDOR_PATCH_VERSION 0
+#define NVSHMEM_VENDOR_VERSION                                                 \
+  ((NVSHMEM_VENDOR_MAJOR_VERSION)*10000 + (NVSHMEM_VENDOR_MINOR_VERSION)*100 + \
+   (NVSHMEM_VENDOR_PATCH_VERSION))
 #define NVSHMEM_VENDOR_STRING "gshmem (NVSHMEM 3.0 API)"
 #define NVSHMEM_MAX_NAME_LEN 256
 
@@ -69,12 +74,14 @@ enum {
   NVSHMEM_TEAM_INVALID = -1,
   NVSHMEM_TEAM_WORLD = 0,
   NVSHMEM_TEAM_SHARED = 1,
-  NVSHMEMX_TEAM_NODE = 2
+  NVSHMEMX_TEAM_NODE = 2,
+  NVSHMEMX_TEAM_SAME_MYPE_NODE = 3
 };
 NVSHMEMI_STATIC_ASSERT(GSHMEM_TEAM_INVALID == NVSHMEM_TEAM_INVALID &&
                            GSHMEM_TEAM_WORLD == NVSHMEM_TEAM_WORLD &&
                            GSHMEM_TEAM_SHARED == NVSHMEM_TEAM_SHARED &&
-                           GSHMEM_TEAM_NODE == NVSHMEMX_TEAM_NODE,
+                           GSHMEM_TEAM_NODE == NVSHMEMX_TEAM_NODE &&
+                           GSHMEM_TEAM_SAME_MYPE_NODE == NVSHMEMX_TEAM_SAME_MYPE_NODE,
                        "team handles pass through unchanged");
 
 typedef struct {
@@ -92,7 +99,7 @@ typedef struct {
 #define NVSHMEM_TEAM_CONFIG_MASK_NUM_CONTEXTS 0x0000000000000001
 #define NVSHMEM_TEAM_CONFIG_MASK_UNIQUEID 0x0000000000000002
 
-enum nvshmemi_cmp_type {
+typedef enum nvshmemi_cmp_type {
   NVSHMEM_CMP_EQ = 0,
   NVSHMEM_CMP_NE = 1,
   NVSHMEM_CMP_GT = 2,
@@ -100,7 +107,7 @@ enum nvshmemi_cmp_type {
   NVSHMEM_CMP_LT = 4,
   NVSHMEM_CMP_GE = 5,
   NVSHMEM_CMP_SENTINEL = INT_MAX
-};
+} nvshmemx_cmp_type_t;
 NVSHMEMI_STATIC_ASSERT((int)GSHMEM_CMP_EQ == (int)NVSHMEM_CMP_EQ &&
                            (int)GSHMEM_CMP_NE == (int)NVSHMEM_CMP_NE &&
                            (int)GSHMEM_CMP_GT == (int)NVSHMEM_CMP_GT &&
@@ -131,21 +138,22 @@ enum nvshmemx_status {
   NVSHMEMX_ERROR_SENTINEL = INT_MAX
 };
 
-enum nvshmemx_init_status {
+typedef enum nvshmemx_init_status {
   NVSHMEM_STATUS_NOT_INITIALIZED = 0,
   NVSHMEM_STATUS_IS_BOOTSTRAPPED,
   NVSHMEM_STATUS_IS_INITIALIZED,
   NVSHMEM_STATUS_LIMITED_MPG,
   NVSHMEM_STATUS_FULL_MPG,
   NVSHMEM_STATUS_INVALID = INT_MAX
-};
+} nvshmemx_init_status_t;
 
-enum {
+typedef enum nvshmemx_thread_support {
   NVSHMEM_THREAD_SINGLE = 0,
   NVSHMEM_THREAD_FUNNELED,
   NVSHMEM_THREAD_SERIALIZED,
-  NVSHMEM_THREAD_MULTIPLE
-};
+  NVSHMEM_THREAD_MULTIPLE,
+  NVSHMEM_THREAD_TYPE_SENTINEL = INT_MAX
+} nvshmemx_thread_support_t;
 
 /* nvshmemx_init_attr flags. */
 #define NVSHMEMX_INIT_THREAD_PES 1
@@ -221,6 +229,11 @@ NVSHMEMI_HOST void nvshmem_info_get_version(int* major, int* minor) {
   if (major) *major = NVSHMEM_MAJOR_VERSION;
   if (minor) *minor = NVSHMEM_MINOR_VERSION;
 }
+NVSHMEMI_HOST void nvshmemx_vendor_get_version_info(int* major, int* minor, int* patch) {
+  if (major) *major = NVSHMEM_VENDOR_MAJOR_VERSION;
+  if (minor) *minor = NVSHMEM_VENDOR_MINOR_VERSION;
+  if (patch) *patch = NVSHMEM_VENDOR_PATCH_VERSION;
+}
 NVSHMEMI_HOST void nvshmem_info_get_name(char* name) {
   gshmem_info_get_name(name);
 }
@@ -284,6 +297,18 @@ NVSHMEMI_HOST void nvshmem_free(void* ptr) {
   gshmem_free(ptr);
 }
 
+/* Local buffers need no registration in gshmem (see gshmemx_buffer_register). */
+NVSHMEMI_HOST int nvshmemx_buffer_register(void* addr, size_t length) {
+  return gshmemx_buffer_register(addr, length) == 0 ? NVSHMEMX_SUCCESS
+                                                    : NVSHMEMX_ERROR_INVALID_VALUE;
+}
+NVSHMEMI_HOST int nvshmemx_buffer_unregister(void* addr) {
+  return gshmemx_buffer_unregister(addr);
+}
+NVSHMEMI_HOST void nvshmemx_buffer_unregister_all(void) {
+  gshmemx_buffer_unregister_all();
+}
+
 NVSHMEMI_BOTH int nvshmem_my_pe(void) {
   return gshmem_my_pe();
 }
@@ -306,14 +331,12 @@ NVSHMEMI_HOST int nvshmem_team_translate_pe(nvshmem_team_t src_team, int src_pe,
                                             nvshmem_team_t dest_team) {
   return gshmem_team_translate_pe(src_team, src_pe, dest_team);
 }
-NVSHMEMI_HOST int nvshmem_team_get_config(nvshmem_team_t team, nvshmem_team_config_t* config) {
+NVSHMEMI_HOST void nvshmem_team_get_config(nvshmem_team_t team, nvshmem_team_config_t* config) {
   gshmem_team_config_t g;
-  int rc = gshmem_team_get_config(team, GSHMEM_TEAM_NUM_CONTEXTS, &g);
-  if (config && rc == 0) {
+  if (config && gshmem_team_get_config(team, GSHMEM_TEAM_NUM_CONTEXTS, &g) == 0) {
     config->version = (2 << 16) + (int)sizeof(nvshmem_team_config_t);
     config->num_contexts = g.num_contexts;
   }
-  return rc;
 }
 /* gshmem_team_config_t from NVSHMEM's (num_contexts is the field both have). */
 NVSHMEMI_HOST long nvshmemi_gshmem_team_config(const nvshmem_team_config_t* c, long mask,
@@ -856,6 +879,39 @@ GSHMEM_FOR_RMA_TYPES(NVSHMEMI_RMA_STREAM)
   }
 GSHMEM_FOR_SIZES(NVSHMEMI_SIZED_STREAM)
 #undef NVSHMEMI_SIZED_STREAM
+/* Typed and sized put-with-signal on a stream: the byte form with nelems of the type. */
+#define NVSHMEMI_PUT_SIGNAL_STREAM(NAME, BYTES)                                                  \
+  NVSHMEMI_HOST void nvshmemx_##NAME##_signal_on_stream(                                         \
+      void* dest, const void* source, size_t nelems, uint64_t* sig_addr, uint64_t signal,        \
+      int sig_op, int pe, cudaStream_t stream) {                                                 \
+    nvshmemx_putmem_signal_on_stream(dest, source, nelems*(BYTES), sig_addr, signal, sig_op, pe, \
+                                     stream);                                                    \
+  }                                                                                              \
+  NVSHMEMI_HOST void nvshmemx_##NAME##_signal_nbi_on_stream(                                     \
+      void* dest, const void* source, size_t nelems, uint64_t* sig_addr, uint64_t signal,        \
+      int sig_op, int pe, cudaStream_t stream) {                                                 \
+    nvshmemx_putmem_signal_on_stream(dest, source, nelems*(BYTES), sig_addr, signal, sig_op, pe, \
+                                     stream);                                                    \
+  }
+#define NVSHMEMI_TYPED_PUT_SIGNAL_STREAM(NAME, T)                                                \
+  NVSHMEMI_HOST void nvshmemx_##NAME##_put_signal_on_stream(                                     \
+      T* dest, const T* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op,  \
+      int pe, cudaStream_t stream) {                                                             \
+    nvshmemx_putmem_signal_on_stream(dest, source, nelems * sizeof(T), sig_addr, signal, sig_op, \
+                                     pe, stream);                                                \
+  }                                                                                              \
+  NVSHMEMI_HOST void nvshmemx_##NAME##_put_signal_nbi_on_stream(                                 \
+      T* dest, const T* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op,  \
+      int pe, cudaStream_t stream) {                                                             \
+    nvshmemx_putmem_signal_on_stream(dest, source, nelems * sizeof(T), sig_addr, signal, sig_op, \
+                                     pe, stream);                                                \
+  }
+GSHMEM_FOR_RMA_TYPES(NVSHMEMI_TYPED_PUT_SIGNAL_STREAM)
+#define NVSHMEMI_SIZED_PUT_SIGNAL_STREAM(BITS) NVSHMEMI_PUT_SIGNAL_STREAM(put##BITS, BITS / 8)
+GSHMEM_FOR_SIZES(NVSHMEMI_SIZED_PUT_SIGNAL_STREAM)
+#undef NVSHMEMI_SIZED_PUT_SIGNAL_STREAM
+#undef NVSHMEMI_TYPED_PUT_SIGNAL_STREAM
+#undef NVSHMEMI_PUT_SIGNAL_STREAM
 
 /* A kernel whose blocks wait for each other (device barriers): all resident at once. */
 NVSHMEMI_HOST int nvshmemx_collective_launch(const void* func, dim3 grid, dim3 block, void** args,
