@@ -157,6 +157,10 @@ void shmem_info_get_name(char* name) {
   if (name) std::snprintf(name, SHMEM_MAX_NAME_LEN, "%s", SHMEM_VENDOR_STRING);
 }
 
+void shmem_pcontrol(const int level, ...) {
+  (void)level;  // nothing to control: see the declaration
+}
+
 void* shmem_malloc(size_t size) {
   return heap_call(gshmem::SymmetricHeap::Op::Malloc, size, 64, nullptr, "shmem_malloc");
 }

@@ -58,14 +58,14 @@ expect_sum 3 "$("$prefix/bin/gshmemrun" -n 3 "$work/proj/build/sum")"
 
 step "oshcc prog.c && oshrun -np 4 / -n 2"
 cat > "$work/osh.c" <<'SRC'
-#include <shmem.h>
+#include <pshmem.h> /* shmem.h and the profiling interface's pshmem_ names */
 #include <stdio.h>
 long counter; /* a global: symmetric, as OpenSHMEM allows */
 int main(void) {
   shmem_init();
   int me = shmem_my_pe(), n = shmem_n_pes();
   shmem_long_atomic_add(&counter, me, 0);
-  shmem_barrier_all();
+  pshmem_barrier_all();
   if (me == 0) printf("sum %ld want %d\n", counter, n * (n - 1) / 2);
   shmem_finalize();
   return 0;

@@ -36,6 +36,11 @@ void* shmem_team_ptr(shmem_team_t team, const void* dest, int pe);
 void shmem_info_get_version(int* major, int* minor);
 /* Writes SHMEM_VENDOR_STRING (at most SHMEM_MAX_NAME_LEN bytes with the terminator). */
 void shmem_info_get_name(char* name);
+/* The profiling interface's control (OpenSHMEM 1.5, "Profiling Interface"): level 0 disables
+ * profiling, 1 enables it, 2 flushes profile buffers, other levels mean what a tool says. The
+ * library itself profiles nothing, so it has no effect here; a profiling tool defines its own
+ * shmem_pcontrol (and shmem_ routines, calling the pshmem_ names of pshmem.h) to receive it. */
+void shmem_pcontrol(const int level, ...);
 
 /* Symmetric heap: collective, same arguments on every PE. */
 void* shmem_malloc(size_t size);
