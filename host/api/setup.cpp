@@ -132,6 +132,7 @@ void gshmem_finalize(void) {
   g_owner->finalize();
   detail::set_default_runtime(nullptr);
   g_owner.reset();
+  gshmemx_buffer_unregister_all();  // as NVSHMEM: registrations end with the library
 }
 
 int gshmem_initialized(void) {

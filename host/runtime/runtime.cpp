@@ -1,7 +1,6 @@
 // Runtime: one PE from init to finalize.
 #include "host/runtime/runtime.hpp"
 
-#include <algorithm>
 #include <cstring>
 
 #include "host/base/env.hpp"
@@ -123,15 +122,16 @@ std::vector<int> Runtime::shared_pes() {
 }
 
 // TEAM_SAME_MYPE_NODE: the PEs whose index on their node is this PE's, one per node that has as
-// many PEs (NVSHMEM's team of the same name, for hierarchical algorithms across nodes).
-std::vector<int> Runtime::same_index_pes() {
-  const std::vector<int>& local = mesh_->local_pes();
-  const int mine = int(std::find(local.begin(), local.end(), boot_->rank()) - local.begin());
-  std::vector<int> index(size_t(boot_->size()));
-  boot_->allgather(&mine, index.data(), sizeof mine, "gshmem_init (same-index team)");
+// many PEs (NVSHMEM's team of the same name, for hierarchical algorithms across nodes). Every PE
+// knows every PE's node: no communication.
+std::vector<int> Runtime::same_index_pes() const {
+  const int n = boot_->size();
+  std::vector<int> on_node(static_cast<size_t>(n));  // each PE's index on its node
+  std::vector<int> seen(static_cast<size_t>(mesh_->n_nodes()));
+  for (int pe = 0; pe < n; ++pe) on_node[size_t(pe)] = seen[size_t(mesh_->node_of(pe))]++;
   std::vector<int> members;
-  for (int pe = 0; pe < boot_->size(); ++pe) {
-    if (index[size_t(pe)] == mine) members.push_back(pe);
+  for (int pe = 0; pe < n; ++pe) {
+    if (on_node[size_t(pe)] == on_node[size_t(boot_->rank())]) members.push_back(pe);
   }
   return members;
 }

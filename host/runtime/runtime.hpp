@@ -58,7 +58,7 @@ class Runtime {
   void build_device_context();
   void share_statics();
   std::vector<int> shared_pes();
-  std::vector<int> same_index_pes();
+  std::vector<int> same_index_pes() const;
   // Hands the device context to the registered hooks (gshmemx_register_context_hook).
   void publish() const;
 

@@ -1,5 +1,6 @@
-// Teams: the predefined WORLD, SHARED and NODE, and the ones users split off. Device code reads
-// the TeamInfo table; this class owns it, the member lists and each team's sync words in the heap.
+// Teams: the predefined WORLD, SHARED, NODE and SAME_MYPE_NODE, and the ones users split off.
+// Device code reads the TeamInfo table; this class owns it, the member lists and each team's sync
+// words in the heap.
 #pragma once
 
 #include <array>

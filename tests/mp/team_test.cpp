@@ -1,6 +1,6 @@
-// Teams: the predefined WORLD/SHARED/NODE, split_strided and split_2d (members, my_pe, n_pes,
-// translate_pe both ways, barriers inside the new teams), bad split arguments, destroy and re-split
-// many more times than there are slots, running out of slots, get_config.
+// Teams: the predefined WORLD/SHARED/NODE/SAME_MYPE_NODE, split_strided and split_2d (members,
+// my_pe, n_pes, translate_pe both ways, barriers inside the new teams), bad split arguments,
+// destroy and re-split many more times than there are slots, running out of slots, get_config.
 //
 // Also run under gshmemrun --ppn: then SHARED = NODE = the PEs of this PE's virtual node, and
 // PEs of other virtual nodes are not reachable until a network transport exists, so the splits

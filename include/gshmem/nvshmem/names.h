@@ -225,11 +225,11 @@ NVSHMEMI_HOST int nvshmemx_init_status(void) {
 NVSHMEMI_HOST void nvshmem_finalize(void) {
   gshmem_finalize();
 }
-NVSHMEMI_HOST void nvshmem_info_get_version(int* major, int* minor) {
+NVSHMEMI_BOTH void nvshmem_info_get_version(int* major, int* minor) {
   if (major) *major = NVSHMEM_MAJOR_VERSION;
   if (minor) *minor = NVSHMEM_MINOR_VERSION;
 }
-NVSHMEMI_HOST void nvshmemx_vendor_get_version_info(int* major, int* minor, int* patch) {
+NVSHMEMI_BOTH void nvshmemx_vendor_get_version_info(int* major, int* minor, int* patch) {
   if (major) *major = NVSHMEM_VENDOR_MAJOR_VERSION;
   if (minor) *minor = NVSHMEM_VENDOR_MINOR_VERSION;
   if (patch) *patch = NVSHMEM_VENDOR_PATCH_VERSION;
@@ -303,7 +303,7 @@ NVSHMEMI_HOST int nvshmemx_buffer_register(void* addr, size_t length) {
                                                     : NVSHMEMX_ERROR_INVALID_VALUE;
 }
 NVSHMEMI_HOST int nvshmemx_buffer_unregister(void* addr) {
-  return gshmemx_buffer_unregister(addr);
+  return gshmemx_buffer_unregister(addr) == 0 ? NVSHMEMX_SUCCESS : NVSHMEMX_ERROR_INVALID_VALUE;
 }
 NVSHMEMI_HOST void nvshmemx_buffer_unregister_all(void) {
   gshmemx_buffer_unregister_all();
