@@ -162,7 +162,7 @@ class Proxy {
   // peer PE's) do the work they wait for.
   bool oversubscribed_ = false;
   std::atomic<uint64_t> waiter_drove_ns_{0};
-  uint64_t drives_ = 0;  // drive() calls (under engine_): did a waiter's step read the network
+  bool waiter_steps_ = false;  // under engine_: a waiter (not the proxy thread) runs the step
   std::atomic<bool> stop_{false};
   std::thread thread_;
 };
