@@ -25,8 +25,8 @@ class ChannelHost {
   // What producers use (goes into the DeviceContext).
   detail::ChannelDevice* device() { return device_; }
 
-  // Consumer side, proxy thread only. peek() returns the next published command or nullptr;
-  // pop() takes it; ticket() is the ticket of the peeked command.
+  // Consumer side: whichever thread runs the proxy engine (under its lock). peek() returns the next
+  // published command or nullptr; pop() takes it; ticket() is the ticket of the peeked command.
   const detail::Command* peek() const;
   void pop() { ++tail_; }
   uint64_t ticket() const { return tail_; }

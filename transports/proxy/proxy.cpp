@@ -548,21 +548,32 @@ void Proxy::execute(const detail::Command& c, uint64_t ticket) {
   finish_op(r);  // drops the hold taken by new_request
 }
 
+// A host thread that waits on this command's return runs the engine itself while it waits
+// (wait_for): the proxy thread leaves it that command and those behind it. Taken by the proxy
+// thread, a quiet of a window of large puts ran there for milliseconds while its producer spun
+// beside it (put_bw 1 MiB on tcp, 2 PEs on 2 cores: 4.4-6.6 GB/s against 6.7-7.5 for raw
+// libfabric). Kernels run no engine: their commands are all the proxy thread's.
+bool Proxy::left_to_waiter(const detail::Command& c) const {
+  return c.returns && !waiter_steps_ && !options_.gpu_producers;
+}
+
 bool Proxy::step(bool post_only) {
   int work = 0;
   while (work < 64) {
     const detail::Command* slot = channel_.peek();
     if (!slot) break;
-    // A host thread that waits on this command's return runs the engine itself while it waits
-    // (wait_for): the proxy thread leaves it that command and those behind it. Taken here, a
-    // quiet of a window of large puts ran in the proxy thread for milliseconds while its
-    // producer spun beside it (put_bw 1 MiB on tcp, 2 PEs on 2 cores: 4.5-5.8 GB/s against 7 for
-    // raw libfabric). Kernels run no engine: their commands are the proxy thread's.
-    if (slot->returns && !waiter_steps_ && !options_.gpu_producers) break;
+    if (left_to_waiter(*slot)) break;
     detail::Command c = *slot;
     // Taken off the ring only after execute(): until its request exists, the slot must not be
-    // handed back (its return may still be pending).
-    execute(c, channel_.ticket());
+    // handed back (its return may still be pending). A command whose execution fails leaves the
+    // ring with its error: where errors throw to the caller (GSHMEMX_ERROR_THROW) its producer
+    // has the exception and waits no more, and nothing queued behind it may wait for it.
+    try {
+      execute(c, channel_.ticket());
+    } catch (...) {
+      channel_.pop();
+      throw;
+    }
     channel_.pop();
     ++work;
   }
@@ -594,11 +605,13 @@ void Proxy::loop() {
     bool work = false;
     if (std::unique_lock<std::mutex> lock(engine_, std::try_to_lock); lock.owns_lock()) {
       work = step();
-    } else {
+    } else if (!options_.gpu_producers) {
       // A thread of this PE is in the engine (a waiter, or a producer posting: a 1 MiB write
       // on tcp is a sendmsg of about 150 us): check back later, as while waiters drive. Looking
       // again after each nap woke this thread 3000-6000 times a second during windows of large
-      // puts, each time taking the core from a PE (put_bw 1 MiB on tcp, 2 PEs on 2 cores).
+      // puts, each time taking the core from a PE (put_bw 1 MiB on tcp, 2 PEs on 2 cores). Where
+      // kernels produce, the ring is polled without pause (a host thread in wait_for_news holds
+      // the engine only for a moment).
       sleep();
       naps = 0;
       continue;
@@ -646,12 +659,13 @@ uint64_t Proxy::waiter_left_ns() const {
 
 // Background progress for when no thread of this PE is inside gshmem (the PE computes, or its
 // peers need it to progress): sleeps on the completion queue's file descriptor until the network
-// has news. While waiters drive the engine it leaves the queue to them and checks back when the
-// last waiter's step would no longer count as recent (one wake-up per 2 ms while they drive: a
+// has news. While waiters drive the engine, or another thread of the PE holds it (a producer
+// posting), it leaves the queue to them and checks back when the last waiter's step would no
+// longer count as recent, or in a millisecond (one wake-up per 2 ms while waiters drive: a
 // wake-up takes the core from the waiter, or from the peer it waits for, where each PE has one).
-// Commands need no wake-up: host producers issue their own (see channel_push). A polling proxy
-// (poll_idle: device producers ring no doorbell, or GSHMEM_PROXY_IDLE=poll or nap) comes here only
-// while waiters drive, and then only naps.
+// Commands need no wake-up: host producers issue their own (see channel_push), and one queued
+// while the engine was taken is taken here at once. A polling proxy (poll_idle: GSHMEM_PROXY_IDLE=
+// poll or nap) comes here only while its PE holds or drives the engine, and then only pauses.
 void Proxy::sleep() {
   pollfd fd{-1, POLLIN, 0};
   int timeout_ms = 1;
@@ -659,10 +673,14 @@ void Proxy::sleep() {
     timeout_ms = int((left + 999999) / 1000000);
   } else {
     std::unique_lock<std::mutex> lock(engine_, std::try_to_lock);
-    if (lock.owns_lock() && !channel_.peek()) {
-      if (!fabric_->may_block()) return;  // the fabric needs progress now
-      fd.fd = fabric_->wait_fd();
-      timeout_ms = 100;
+    if (lock.owns_lock()) {
+      const detail::Command* next = channel_.peek();
+      if (next && !left_to_waiter(*next)) return;  // queued while the engine was taken: now
+      if (!next) {
+        if (!fabric_->may_block()) return;  // the fabric needs progress now
+        fd.fd = fabric_->wait_fd();
+        timeout_ms = 100;
+      }
     }
   }
   ::poll(&fd, 1, timeout_ms);

@@ -1,5 +1,7 @@
-// The proxy thread: drains the channel into the fabric transport and gives the commands their
-// meaning on a network that completes operations in any order.
+// The proxy engine: drains the channel into the fabric transport and gives the commands their
+// meaning on a network that completes operations in any order. Host threads run it themselves
+// (after each push, and while they wait); the proxy thread runs it for kernels, and for host PEs
+// as background progress, leaving a command whose producer waits on it to that producer.
 //
 //   put/get      one or more fabric writes/reads (chunked; staged through registered host
 //                memory when the local buffer is not registered and the provider needs it
@@ -103,6 +105,8 @@ class Proxy {
   uint64_t waiter_left_ns()
       const;  // until the last waiter's step is no longer recent (0: it is not)
   bool step(bool post_only = false);
+  // Whether the proxy thread leaves this command to the host thread that waits on it.
+  bool left_to_waiter(const detail::Command& c) const;
   void execute(const detail::Command& c, uint64_t ticket);
   int drive();  // progress without taking new commands; returns completions handled
   // The engine's one wait: drive() until done() (which says so when stopping makes waiting
