@@ -150,11 +150,6 @@ bool Proxy::drive_from_waiter(bool post_only) {
   if (!lock.owns_lock()) return false;
   // A post whose command waits (a quiet, a fence, no free request) reads the network for as long
   // as it waits: drive_until() stamps it, so the proxy thread stays asleep.
-  struct InWaiter {
-    bool& flag;
-    explicit InWaiter(bool& f) : flag(f) { flag = true; }
-    ~InWaiter() { flag = false; }
-  } in_waiter(waiter_steps_);
   return step(post_only);
 }
 
@@ -191,7 +186,7 @@ void Proxy::drive_until(Done done, const char* what, int peer) {
     uint64_t now = detail::now_ns();
     // A waiter that waits here (a quiet, a fence, no free resource) reads the network as long
     // as it waits: the proxy thread leaves the network to it (see loop()).
-    if (waiter_steps_) waiter_drove_ns_.store(now, std::memory_order_relaxed);
+    if (!on_proxy_thread()) waiter_drove_ns_.store(now, std::memory_order_relaxed);
     if (!quiet_since) quiet_since = now;
     bool aborting = options_.abort && options_.abort->raised();
     double waited = double(now - quiet_since) / 1e9;
@@ -554,15 +549,18 @@ void Proxy::execute(const detail::Command& c, uint64_t ticket) {
 // beside it (put_bw 1 MiB on tcp, 2 PEs on 2 cores: 4.4-6.6 GB/s against 6.7-7.5 for raw
 // libfabric). Kernels run no engine: their commands are all the proxy thread's.
 bool Proxy::left_to_waiter(const detail::Command& c) const {
-  return c.returns && !waiter_steps_ && !options_.gpu_producers;
+  return c.returns && !options_.gpu_producers && on_proxy_thread();
+}
+
+bool Proxy::on_proxy_thread() const {
+  return proxy_id_.load(std::memory_order_relaxed) == std::this_thread::get_id();
 }
 
 bool Proxy::step(bool post_only) {
   int work = 0;
   while (work < 64) {
     const detail::Command* slot = channel_.peek();
-    if (!slot) break;
-    if (left_to_waiter(*slot)) break;
+    if (!slot || left_to_waiter(*slot)) break;
     detail::Command c = *slot;
     // Taken off the ring only after execute(): until its request exists, the slot must not be
     // handed back (its return may still be pending). A command whose execution fails leaves the
@@ -583,6 +581,7 @@ bool Proxy::step(bool post_only) {
 }
 
 void Proxy::run() {
+  proxy_id_.store(std::this_thread::get_id(), std::memory_order_relaxed);
   // A transport error here has no caller to return to: it ends the job, naming the operation.
   try {
     loop();

@@ -107,6 +107,8 @@ class Proxy {
   bool step(bool post_only = false);
   // Whether the proxy thread leaves this command to the host thread that waits on it.
   bool left_to_waiter(const detail::Command& c) const;
+  // The engine runs in the proxy thread, not in a waiter of the PE.
+  bool on_proxy_thread() const;
   void execute(const detail::Command& c, uint64_t ticket);
   int drive();  // progress without taking new commands; returns completions handled
   // The engine's one wait: drive() until done() (which says so when stopping makes waiting
@@ -166,8 +168,8 @@ class Proxy {
   // peer PE's) do the work they wait for.
   bool oversubscribed_ = false;
   std::atomic<uint64_t> waiter_drove_ns_{0};
-  bool waiter_steps_ = false;  // under engine_: a waiter (not the proxy thread) runs the step
   std::atomic<bool> stop_{false};
+  std::atomic<std::thread::id> proxy_id_{};  // set by the proxy thread as it starts
   std::thread thread_;
 };
 
